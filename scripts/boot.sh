@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Boot the built kernel in QEMU (TCG) on one CPU model.
+#   boot.sh [-q] [-a 'extra cmdline'] [-l log] CPU
+# CPU is a row name from matrix.tsv or any QEMU -cpu spec. With -q the
+# console goes only to the log. Exit status: 0 when the guest reached the
+# end of its init, 1 otherwise (hung guests are killed after $BOOT_TIMEOUT s).
+. "$(dirname "$0")/lib.sh"
+
+quiet=0 extra="" log=""
+while getopts "qa:l:" o; do
+	case $o in
+	q) quiet=1 ;;
+	a) extra=$OPTARG ;;
+	l) log=$OPTARG ;;
+	*) die "usage: boot.sh [-q] [-a cmdline] [-l log] CPU" ;;
+	esac
+done
+shift $((OPTIND - 1))
+cpu=${1:-}
+[ -n "$cpu" ] || die "usage: make boot CPU=<row of matrix.tsv or QEMU -cpu spec>
+rows: $(matrix_rows | awk '{print $1}' | tr '\n' ' ')"
+
+row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
+if [ -n "$row" ]; then
+	read -r name spec want_cpu want_good want_reason _ <<<"$row"
+else
+	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.
+	model=${cpu%%,*}
+	qemu-system-x86_64 -cpu help | awk '$1 == "x86" {print $2}' | grep -qx -- "$model" ||
+		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
+	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?'
+fi
+kernel=$OBJ/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
+initrd=$BUILD/initramfs.cpio
+[ -f "$initrd" ] || "$TOP/scripts/initramfs.sh" "$initrd"
+
+case "$extra" in *clearcpuid=nt_good*) want_good=0 want_reason=clearcpuid ;; esac
+log=${log:-$BUILD/logs/boot-$name.log}
+mkdir -p "$(dirname "$log")"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason $extra"
+mem=${BOOT_MEM:-512M}
+timeout=${BOOT_TIMEOUT:-300}
+
+cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem" -nographic
+	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append")
+[ $quiet = 1 ] || echo "+ ${cmd[*]}" >&2
+set +e
+if [ $quiet = 1 ]; then
+	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$log" 2>&1
+else
+	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null 2>&1 | tee "$log"
+fi
+rc=${PIPESTATUS[0]}
+set -e
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "# $name: guest hung, killed after ${timeout}s" >>"$log"
+	exit 1
+fi
+grep -q '^NT-GUEST-DONE' "$log"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every test of the workshop, in order; ends with "N passed, N failed".
+# Each stage leaves its counts in build/results/<stage>.counts.
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+res=$BUILD/results
+rm -rf "$res"
+mkdir -p "$res"
+stages=${CHECK_STAGES:-checkpatch bisect matrix}
+declare -A rc
+for s in $stages; do
+	echo "=== $s" >&2
+	t0=$(date +%s)
+	if "$TOP/scripts/$s.sh"; then rc[$s]=0; else rc[$s]=1; fi
+	echo "=== $s: $(( $(date +%s) - t0 ))s" >&2
+	# A stage that died before writing its counts is one failure.
+	[ -f "$res/$s.counts" ] || echo "0 1 0" >"$res/$s.counts"
+done
+pass=0 fail=0 skip=0
+for s in $stages; do
+	read -r p f k <"$res/$s.counts"
+	printf '%-12s %4d passed, %d failed, %d skipped\n' "$s:" "$p" "$f" "$k"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
+done
+echo "check took $(( $(date +%s) - start ))s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]

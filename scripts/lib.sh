@@ -1,0 +1,53 @@
+# Common settings for the workshop scripts; sourced, not run.
+# shellcheck shell=bash
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+SRC=${SRC:-$BUILD/linux}		# the realised kernel tree (a git repo)
+OBJ=${OBJ:-$BUILD/obj}			# its out-of-tree build
+PATCHES=$TOP/patches
+BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+BASE_PKG=linux-source-6.12
+JOBS=${JOBS:-$(nproc)}
+
+die() { echo "error: $*" >&2; exit 1; }
+note() { echo ">> $*" >&2; }
+
+# The series in order, as named in patches/series.
+series_files() {
+	[ -f "$PATCHES/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series" | sed "s|^|$PATCHES/|"
+}
+
+# Patch-ids of the exported series, one a line.
+exported_patch_ids() {
+	local f
+	for f in $(series_files); do
+		git patch-id --stable <"$f" | awk '{print $1}'
+	done | sort -u
+}
+
+# Commits in the realised tree (base..HEAD) whose change is not in patches/.
+unexported_commits() {
+	local ids c id
+	ids=$(exported_patch_ids)
+	for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
+		id=$(git -C "$SRC" show "$c" | git patch-id --stable | awk '{print $1}')
+		[ -z "$id" ] && continue
+		grep -qx "$id" <<<"$ids" || git -C "$SRC" log -1 --format='%h %s' "$c"
+	done
+}
+
+tree_dirty() {
+	git -C "$SRC" status --porcelain --untracked-files=no
+}
+
+kmake() {
+	make -C "$SRC" O="$OBJ" ARCH=x86_64 -j"$JOBS" "$@"
+}
+
+# matrix.tsv rows without comments: name spec cpu nt_good reason hot
+matrix_rows() {
+	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Boot every row of matrix.tsv (and one clearcpuid=nt_good boot), check what
+# the kernel decided, and print one line per model plus a pass/fail count.
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$OBJ/arch/x86/boot/bzImage" ] || die "no kernel: run 'make build' first"
+"$TOP/scripts/initramfs.sh" "$BUILD/initramfs.cpio"
+logs=$BUILD/logs
+mkdir -p "$logs" "$BUILD/results"
+rows=$(matrix_rows)
+[ -n "${ROWS:-}" ] && rows=$(awk -v want=" $ROWS " 'index(want, " "$1" ")' <<<"$rows")
+[ -n "$rows" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
+runs=$(awk '{print $1}' <<<"$rows")
+# The clearcpuid boot uses the first NT-good row.
+cc=$(awk '$4 == 1 {print $1; exit}' <<<"$rows")
+[ -n "$cc" ] && runs="$runs $cc+clearcpuid"
+
+total_pass=0 total_fail=0 total_skip=0
+printf '%-24s %-22s %-7s %-10s %-5s %-13s %-9s %s\n' model "vendor/fam/model/step" nt_good reason hot "kunit p/f/s" "checks" result
+for run in $runs; do
+	name=${run%%+*} extra=""
+	[ "$run" != "$name" ] && extra="clearcpuid=nt_good"
+	log=$logs/matrix-$run.log
+	printf '# booting %s %s\n' "$run" "$([ -n "$extra" ] && echo "($extra)")" >&2
+	start=$(date +%s)
+	booted=1
+	"$TOP/scripts/boot.sh" -q -a "$extra" -l "$log" "$name" || booted=0
+	secs=$(($(date +%s) - start))
+	read -r kp kf ks gp gf < <(awk '
+		/^    ok [0-9]+ .*# SKIP/ { ks++; next }
+		/^    ok [0-9]+ / { kp++ }
+		/^    not ok [0-9]+ / { kf++ }
+		/^# nt-guest-checks begin/ { g = 1; next }
+		/^# nt-guest-checks end/ { g = 0 }
+		g && /^ok / { gp++ }
+		g && /^not ok / { gf++ }
+		END { printf "%d %d %d %d %d\n", kp, kf, ks, gp, gf }' "$log")
+	fact=$(grep -m1 '^NT-FACT cpu=' "$log" || true)
+	val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" ${fact#NT-FACT }"; }
+	bf=0; [ $booted = 1 ] || bf=1
+	# A boot with no KUnit results at all is a failure too.
+	kmiss=0; [ $booted = 1 ] && [ $((kp + kf + ks)) = 0 ] && kmiss=1
+	pass=$((kp + gp + booted)) fail=$((kf + gf + bf + kmiss))
+	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks))
+	res=PASS; [ $fail = 0 ] || res=FAIL
+	printf '%-24s %-22s %-7s %-10s %-5s %-13s %-9s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
+		"$(val reason)" "$(val hot)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
+	if [ $fail != 0 ]; then
+		grep -E '^(not ok|# )|^    not ok|x86/nt:|Kernel panic|BUG:|# .*hung' "$log" | head -20 | sed 's/^/    | /'
+		echo "    | full log: $log"
+	fi
+done
+echo "$total_pass $total_fail $total_skip" >"$BUILD/results/matrix.counts"
+echo "matrix: $total_pass passed, $total_fail failed, $total_skip skipped"
+[ $total_fail = 0 ]

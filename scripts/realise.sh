@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Realise the series: unpack the base tree into $SRC as a git repository
+# (one commit tagged 'base'), then apply patches/series with git am.
+# Refuses to touch a tree that holds work not yet exported to patches/.
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$BASE_TARBALL" ] || die "base tree $BASE_TARBALL not found: install $BASE_PKG (make deps, as root)"
+pkgver=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
+refreshed=$(cat "$PATCHES/base-version" 2>/dev/null || echo unknown)
+
+if [ -d "$SRC/.git" ]; then
+	git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null ||
+		die "$SRC is a git tree without a 'base' tag; move it away"
+	dirty=$(tree_dirty)
+	[ -z "$dirty" ] || die "$SRC has uncommitted edits; commit them and 'make export', or discard them, before realising again:
+$dirty"
+	lost=$(unexported_commits)
+	[ -z "$lost" ] || die "$SRC holds commits not exported to patches/; run 'make export' (or drop them) first:
+$lost"
+	# Same base and every commit already exported: is HEAD the series?
+	want=$(series_files | wc -l)
+	have=$(git -C "$SRC" rev-list --count base..HEAD)
+	if [ "$(git -C "$SRC" config --get nt.basepkg || true)" = "$pkgver" ] &&
+	   [ "$want" = "$have" ]; then
+		note "kernel tree is up to date ($have patches on $pkgver)"
+		exit 0
+	fi
+	note "re-applying the series onto base"
+	git -C "$SRC" am --abort >/dev/null 2>&1 || true
+	git -C "$SRC" reset -q --hard base
+else
+	[ -e "$SRC" ] && die "$SRC exists but is not a realised tree; move it away"
+	note "unpacking $BASE_TARBALL ($BASE_PKG $pkgver)"
+	mkdir -p "$BUILD"
+	tmp=$(mktemp -d "$BUILD/unpack.XXXXXX")
+	tar -xf "$BASE_TARBALL" -C "$tmp"
+	mv "$tmp"/linux-source-* "$SRC"
+	rmdir "$tmp"
+	# Debian appends "/*" and "!/debian/" to upstream's .gitignore, which
+	# would ignore the whole tree: drop those two lines, keep upstream's.
+	sed -i -e '\|^/\*$|d' -e '\|^!/debian/$|d' "$SRC/.gitignore"
+	kver=$(make -s -C "$SRC" kernelversion)
+	git -C "$SRC" init -q -b master
+	git -C "$SRC" config user.name "${GIT_AUTHOR_NAME:-NT Workshop}"
+	git -C "$SRC" config user.email "${GIT_AUTHOR_EMAIL:-nt-workshop@localhost}"
+	git -C "$SRC" config core.autocrlf false
+	git -C "$SRC" config gc.auto 0
+	git -C "$SRC" add -A
+	git -C "$SRC" commit -q -m "base: Linux $kver ($BASE_PKG $pkgver)"
+	git -C "$SRC" tag base
+fi
+git -C "$SRC" config nt.basepkg "$pkgver"
+
+for p in $(series_files); do
+	if ! out=$(git -C "$SRC" am -q --3way "$p" 2>&1); then
+		files=$(grep -E '^(error: patch failed|CONFLICT|error: .*: does not match|error: .*does not exist)' <<<"$out" | head -5)
+		git -C "$SRC" am --abort >/dev/null 2>&1 || true
+		git -C "$SRC" reset -q --hard base
+		die "$(basename "$p") does not apply to $BASE_PKG $pkgver (series last refreshed against: $refreshed)
+${files:-$out}
+The tree was left at 'base'; refresh the series against this base."
+	fi
+done
+[ "$pkgver" = "$refreshed" ] || [ "$refreshed" = unknown ] ||
+	note "warning: series refreshed against $refreshed, applied to $pkgver"
+note "realised $SRC: $(git -C "$SRC" rev-list --count base..HEAD) patches on $(git -C "$SRC" log -1 --format=%s base)"
