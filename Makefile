@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot matrix checkpatch bisect \
-	check export status clean distclean help
+	harness harness-bench check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -45,7 +45,16 @@ checkpatch: realise
 bisect: realise
 	@$(S)/bisect.sh
 
-## make check      checkpatch, bisect, matrix: "N passed, N failed"
+## make harness    the tree's clear/copy_page asm on this CPU, from userspace
+harness: realise
+	@$(S)/harness.sh
+
+## make harness-bench  GB/s of every clear routine on this CPU (BENCH_ARGS=...)
+harness-bench: realise
+	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
+	@build/harness/clearpage bench $(BENCH_ARGS)
+
+## make check      checkpatch, bisect, matrix, harness: "N passed, N failed"
 check: build
 	@$(S)/check.sh
 

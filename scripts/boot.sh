@@ -22,23 +22,23 @@ rows: $(matrix_rows | awk '{print $1}' | tr '\n' ' ')"
 
 row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
 if [ -n "$row" ]; then
-	read -r name spec want_cpu want_good want_reason _ <<<"$row"
+	read -r name spec want_cpu want_good want_reason want_hot want_cold rowcmd _ <<<"$row"
+	[ "$rowcmd" = - ] || extra="$rowcmd $extra"
 else
 	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.
 	model=${cpu%%,*}
 	qemu-system-x86_64 -cpu help | awk '$1 == "x86" {print $2}' | grep -qx -- "$model" ||
 		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
-	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?'
+	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?' want_hot='?' want_cold='?'
 fi
 kernel=$OBJ/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 initrd=$BUILD/initramfs.cpio
 [ -f "$initrd" ] || "$TOP/scripts/initramfs.sh" "$initrd"
 
-case "$extra" in *clearcpuid=nt_good*) want_good=0 want_reason=clearcpuid ;; esac
 log=${log:-$BUILD/logs/boot-$name.log}
 mkdir -p "$(dirname "$log")"
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason $extra"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_hot=$want_hot nt_expect_cold=$want_cold $extra"
 mem=${BOOT_MEM:-512M}
 timeout=${BOOT_TIMEOUT:-300}
 

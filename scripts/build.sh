@@ -9,28 +9,40 @@ frags=$(ls "$TOP"/config/*.config)
 stamp=$OBJ/.nt-config-stamp
 want=$(cat $frags | sha1sum | cut -d' ' -f1)
 kconfigs=$(cd "$SRC" && git ls-files 'Kconfig*' '*/Kconfig*' 2>/dev/null || find . -name 'Kconfig*')
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+configure() {
 	note "configuring $OBJ (tinyconfig + $(basename -a $frags | tr '\n' ' '))"
 	kmake -s tinyconfig >/dev/null
 	(cd "$SRC" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O "$OBJ" \
 		"$OBJ/.config" $frags >/dev/null)
 	kmake -s olddefconfig >/dev/null
 	echo "$want" >"$stamp"
-fi
+}
+
 # Every option the fragments ask for must have taken, except options this
-# tree does not define yet (an earlier patch of the series, when bisecting).
-bad=0
-while IFS= read -r line; do
-	opt=${line%%=*} val=${line#*=}
-	case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-	(cd "$SRC" && grep -qE "^(menu)?config ${opt#CONFIG_}\$" $kconfigs) || continue
-	got=$(grep -E "^$opt=" "$OBJ/.config" | cut -d= -f2- || true)
-	[ "$val" = n ] && [ -z "$got" ] && continue
-	[ "$got" = "$val" ] && continue
-	echo "  $opt: wanted $val, got ${got:-unset}" >&2
-	bad=1
-done < <(cat $frags)
-[ $bad = 0 ] || die "config fragment options did not take (missing dependency?)"
+# tree does not define (an earlier patch of the series, when bisecting).
+config_ok() {
+	local line opt val got bad=0
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		(cd "$SRC" && grep -qE "^(menu)?config ${opt#CONFIG_}\$" $kconfigs) || continue
+		got=$(grep -E "^$opt=" "$OBJ/.config" | cut -d= -f2- || true)
+		[ "$val" = n ] && [ -z "$got" ] && continue
+		[ "$got" = "$val" ] && continue
+		echo "  $opt: wanted $val, got ${got:-unset}" >&2
+		bad=1
+	done < <(cat $frags)
+	return $bad
+}
+
+if [ ! -f "$OBJ/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	configure
+fi
+if ! config_ok 2>/dev/null; then
+	# The tree gained or lost a Kconfig symbol since the last configure.
+	configure
+	config_ok || die "config fragment options did not take (missing dependency?)"
+fi
 
 note "building bzImage in $OBJ ($JOBS jobs)"
 if ! kmake -s bzImage >"$OBJ/build.log" 2>&1; then

@@ -7,7 +7,7 @@ start=$(date +%s)
 res=$BUILD/results
 rm -rf "$res"
 mkdir -p "$res"
-stages=${CHECK_STAGES:-checkpatch bisect matrix}
+stages=${CHECK_STAGES:-checkpatch bisect matrix harness}
 declare -A rc
 for s in $stages; do
 	echo "=== $s" >&2

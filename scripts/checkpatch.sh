@@ -6,7 +6,7 @@
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
 pass=0 fail=0
 for p in $(series_files); do
-	out=$(cd "$SRC" && ./scripts/checkpatch.pl --strict -q --showfile "$p" 2>&1) && ok=1 || ok=0
+	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.
 	grep -qE '^(ERROR|WARNING|CHECK):|^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' <<<"$out" && ok=0
 	if [ $ok = 1 ]; then

@@ -11,25 +11,24 @@ rows=$(matrix_rows)
 [ -n "${ROWS:-}" ] && rows=$(awk -v want=" $ROWS " 'index(want, " "$1" ")' <<<"$rows")
 [ -n "$rows" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 runs=$(awk '{print $1}' <<<"$rows")
-# The clearcpuid boot uses the first NT-good row.
-cc=$(awk '$4 == 1 {print $1; exit}' <<<"$rows")
-[ -n "$cc" ] && runs="$runs $cc+clearcpuid"
 
 total_pass=0 total_fail=0 total_skip=0
-printf '%-24s %-22s %-7s %-10s %-5s %-13s %-9s %s\n' model "vendor/fam/model/step" nt_good reason hot "kunit p/f/s" "checks" result
+printf '%-24s %-22s %-7s %-10s %-6s %-8s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason hot cold "kunit p/f/s" checks result
 for run in $runs; do
-	name=${run%%+*} extra=""
-	[ "$run" != "$name" ] && extra="clearcpuid=nt_good"
 	log=$logs/matrix-$run.log
-	printf '# booting %s %s\n' "$run" "$([ -n "$extra" ] && echo "($extra)")" >&2
+	printf '# booting %s\n' "$run" >&2
 	start=$(date +%s)
 	booted=1
-	"$TOP/scripts/boot.sh" -q -a "$extra" -l "$log" "$name" || booted=0
+	"$TOP/scripts/boot.sh" -q -l "$log" "$run" || booted=0
 	secs=$(($(date +%s) - start))
+	# KUnit leaves: test cases, or the parameters of a parameterised case
+	# (whose own line then only sums them up).
 	read -r kp kf ks gp gf < <(awk '
-		/^    ok [0-9]+ .*# SKIP/ { ks++; next }
-		/^    ok [0-9]+ / { kp++ }
-		/^    not ok [0-9]+ / { kf++ }
+		/^        (not )?ok [0-9]+ / { param = 1 }
+		/^    (not )?ok [0-9]+ / && param { param = 0; next }
+		/^(    |        )ok [0-9]+ .*# SKIP/ { ks++; next }
+		/^(    |        )ok [0-9]+ / { kp++ }
+		/^(    |        )not ok [0-9]+ / { kf++ }
 		/^# nt-guest-checks begin/ { g = 1; next }
 		/^# nt-guest-checks end/ { g = 0 }
 		g && /^ok / { gp++ }
@@ -43,8 +42,8 @@ for run in $runs; do
 	pass=$((kp + gp + booted)) fail=$((kf + gf + bf + kmiss))
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks))
 	res=PASS; [ $fail = 0 ] || res=FAIL
-	printf '%-24s %-22s %-7s %-10s %-5s %-13s %-9s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
-		"$(val reason)" "$(val hot)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
+	printf '%-24s %-22s %-7s %-10s %-6s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
+		"$(val reason)" "$(val hot)" "$(val cold)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
 	if [ $fail != 0 ]; then
 		grep -E '^(not ok|# )|^    not ok|x86/nt:|Kernel panic|BUG:|# .*hung' "$log" | head -20 | sed 's/^/    | /'
 		echo "    | full log: $log"

@@ -1,0 +1,2 @@
+/* No exception tables in userspace: the harness never faults on purpose. */
+#define _ASM_EXTABLE_UA(from, to)
