@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot matrix checkpatch bisect \
-	harness harness-bench check export status clean distclean help
+	harness harness-bench selftests check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -54,7 +54,11 @@ harness-bench: realise
 	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
 	@build/harness/clearpage bench $(BENCH_ARGS)
 
-## make check      checkpatch, bisect, matrix, harness: "N passed, N failed"
+## make selftests  build pf-hugetlb (kselftest build) and run it on this host
+selftests: realise
+	@$(S)/selftests.sh run
+
+## make check      checkpatch, bisect, matrix, harness, selftests: "N passed, N failed"
 check: build
 	@$(S)/check.sh
 

@@ -39,7 +39,12 @@ initrd=$BUILD/initramfs.cpio
 log=${log:-$BUILD/logs/boot-$name.log}
 mkdir -p "$(dirname "$log")"
 append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_hot=$want_hot nt_expect_cold=$want_cold $extra"
-mem=${BOOT_MEM:-512M}
+# 8G (allocated by QEMU only as the guest touches it) and two 1 GiB pages
+# for pf-hugetlb where the model has pdpe1gb; others ignore hugepagesz=1G.
+mem=${BOOT_MEM:-8G}
+append="$append hugepagesz=1G hugepages=2"
+# 1 GiB pages are tested on the plain model rows, not on every variant.
+case "$name" in *+*) ;; *) append="$append nt_pf_1g=1" ;; esac
 timeout=${BOOT_TIMEOUT:-300}
 
 cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem" -nographic

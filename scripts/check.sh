@@ -7,12 +7,14 @@ start=$(date +%s)
 res=$BUILD/results
 rm -rf "$res"
 mkdir -p "$res"
-stages=${CHECK_STAGES:-checkpatch bisect matrix harness}
+stages=${CHECK_STAGES:-checkpatch bisect matrix harness selftests}
 declare -A rc
 for s in $stages; do
 	echo "=== $s" >&2
 	t0=$(date +%s)
-	if "$TOP/scripts/$s.sh"; then rc[$s]=0; else rc[$s]=1; fi
+	args=""
+	[ "$s" = selftests ] && args=run
+	if "$TOP/scripts/$s.sh" $args; then rc[$s]=0; else rc[$s]=1; fi
 	echo "=== $s: $(( $(date +%s) - t0 ))s" >&2
 	# A stage that died before writing its counts is one failure.
 	[ -f "$res/$s.counts" ] || echo "0 1 0" >"$res/$s.counts"

@@ -4,6 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$OBJ/arch/x86/boot/bzImage" ] || die "no kernel: run 'make build' first"
+# The series' pf-hugetlb selftest goes into the guest image when it exists.
+if [ -f "$SRC/tools/testing/selftests/mm/pf-hugetlb.c" ]; then
+	"$TOP/scripts/selftests.sh" || die "could not build pf-hugetlb for the guests"
+fi
 "$TOP/scripts/initramfs.sh" "$BUILD/initramfs.cpio"
 logs=$BUILD/logs
 mkdir -p "$logs" "$BUILD/results"
@@ -33,6 +37,11 @@ for run in $runs; do
 		/^# nt-guest-checks end/ { g = 0 }
 		g && /^ok / { gp++ }
 		g && /^not ok / { gf++ }
+		/^# pf-hugetlb begin/ { pf = 1; next }
+		/^# pf-hugetlb end: exit/ { pf = 0; if ($NF != 0 && $NF != 4) gf++ }
+		pf && /^ok .*# SKIP/ { ks++; next }
+		pf && /^ok / { gp++ }
+		pf && /^not ok / { gf++ }
 		END { printf "%d %d %d %d %d\n", kp, kf, ks, gp, gf }' "$log")
 	fact=$(grep -m1 '^NT-FACT cpu=' "$log" || true)
 	val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" ${fact#NT-FACT }"; }

@@ -36,9 +36,24 @@ else
 	tar -xf "$BASE_TARBALL" -C "$tmp"
 	mv "$tmp"/linux-source-* "$SRC"
 	rmdir "$tmp"
-	# Debian appends "/*" and "!/debian/" to upstream's .gitignore, which
-	# would ignore the whole tree: drop those two lines, keep upstream's.
+	# Debian's .gitignore ignores the whole tree ("/*", "!/debian/") and
+	# lacks upstream's exceptions for the dot-files the kernel tracks
+	# (.gitignore files among them): drop the former, restore the latter.
 	sed -i -e '\|^/\*$|d' -e '\|^!/debian/$|d' "$SRC/.gitignore"
+	grep -qx '!.gitignore' "$SRC/.gitignore" || cat >>"$SRC/.gitignore" <<-'EOF'
+
+	# We don't want to ignore the following even if they are dot-files
+	!.clang-format
+	!.clippy.toml
+	!.cocciconfig
+	!.editorconfig
+	!.get_maintainer.ignore
+	!.gitattributes
+	!.gitignore
+	!.kunitconfig
+	!.mailmap
+	!.rustfmt.toml
+	EOF
 	kver=$(make -s -C "$SRC" kernelversion)
 	git -C "$SRC" init -q -b master
 	git -C "$SRC" config user.name "${GIT_AUTHOR_NAME:-NT Workshop}"
