@@ -21,7 +21,7 @@ if [ -f "$PATCHES/cover-letter.txt" ]; then
 	git -C "$SRC" config "branch.$br.description" "$(cat "$PATCHES/cover-letter.txt")"
 	cover=(--cover-letter --cover-from-description=subject)
 fi
-git -C "$SRC" format-patch -q -o "$tmp" --zero-commit --no-signature \
+git -C "$SRC" -c core.abbrev=12 format-patch -q -o "$tmp" --zero-commit --no-signature \
 	--base=base "${cover[@]}" base..HEAD
 # format-patch stamps the cover letter with the current time; pin it to the
 # last commit's author date so that re-exporting changes nothing.
