@@ -7,7 +7,7 @@ CPU ?= qemu64
 S := scripts
 
 .DEFAULT_GOAL := demo
-.PHONY: demo deps realise build initramfs boot matrix checkpatch bisect \
+.PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench selftests check export status clean distclean help
 
 help:
@@ -29,9 +29,12 @@ initramfs:
 	@$(S)/initramfs.sh
 
 ## make boot CPU=x boot one model (a matrix.tsv row or a QEMU -cpu spec)
-boot: build
+boot: boot-cpu build
 	@$(S)/initramfs.sh
 	@$(S)/boot.sh $(if $(APPEND),-a '$(APPEND)') '$(CPU)'
+
+boot-cpu:
+	@$(S)/boot.sh -c '$(CPU)'
 
 ## make matrix     boot every matrix.tsv row, one line per model
 matrix: build
@@ -63,7 +66,7 @@ check: build
 	@$(S)/check.sh
 
 ## make demo       deps, realise, build, boot $(CPU) and show the decision
-demo: build
+demo: boot-cpu build
 	@$(S)/initramfs.sh
 	@$(S)/boot.sh -q '$(CPU)' && r=0 || r=1; \
 	  grep -E '^NT-FACT|x86/nt:|^(not )?ok [0-9]+ ' build/logs/boot-$(CPU).log; \

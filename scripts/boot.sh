@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Boot the built kernel in QEMU (TCG) on one CPU model.
-#   boot.sh [-q] [-a 'extra cmdline'] [-l log] CPU
+#   boot.sh [-c] [-q] [-a 'extra cmdline'] [-l log] CPU
 # CPU is a row name from matrix.tsv or any QEMU -cpu spec. With -q the
-# console goes only to the log. Exit status: 0 when the guest reached the
+# console goes only to the log; -c only checks that CPU is known. Exit status: 0 when the guest reached the
 # end of its init, 1 otherwise (hung guests are killed after $BOOT_TIMEOUT s).
 . "$(dirname "$0")/lib.sh"
 
-quiet=0 extra="" log=""
-while getopts "qa:l:" o; do
+quiet=0 extra="" log="" check_only=0
+while getopts "cqa:l:" o; do
 	case $o in
+	c) check_only=1 ;;
 	q) quiet=1 ;;
 	a) extra=$OPTARG ;;
 	l) log=$OPTARG ;;
@@ -31,6 +32,7 @@ else
 		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
 	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?' want_hot='?' want_cold='?'
 fi
+[ $check_only = 1 ] && exit 0
 kernel=$OBJ/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 initrd=$BUILD/initramfs.cpio
