@@ -61,7 +61,7 @@ harness-bench: realise
 selftests: realise
 	@$(S)/selftests.sh run
 
-## make check      checkpatch, bisect, matrix, harness, selftests: "N passed, N failed"
+## make check      checkpatch, bisect, matrix, harness, selftests (BISECT=0: no bisect)
 check: build
 	@$(S)/check.sh
 
