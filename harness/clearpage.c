@@ -235,8 +235,6 @@ static int cmd_correct(void)
 enum order_mode { ORDER_FENCED, ORDER_PUBLISH_FIRST };
 
 struct order_ctx {
-	const struct clear_variant *v;
-	enum order_mode mode;
 	uint64_t *buf;
 	size_t pages;
 	long trials;
@@ -275,7 +273,7 @@ static void *order_reader(void *arg)
 
 static long run_order(const struct clear_variant *v, enum order_mode mode, long trials, size_t pages)
 {
-	struct order_ctx c = { .v = v, .mode = mode, .pages = pages, .trials = trials };
+	struct order_ctx c = { .pages = pages, .trials = trials };
 	pthread_t th;
 	size_t p;
 	long t;

@@ -27,7 +27,7 @@ for run in $runs; do
 	secs=$(($(date +%s) - start))
 	# KUnit leaves: test cases, or the parameters of a parameterised case
 	# (whose own line then only sums them up).
-	read -r kp kf ks gp gf < <(awk '
+	read -r kp kf ks gp gf gs < <(awk '
 		/^        (not )?ok [0-9]+ / { param = 1 }
 		/^    (not )?ok [0-9]+ / && param { param = 0; next }
 		/^(    |        )ok [0-9]+ .*# SKIP/ { ks++; next }
@@ -35,21 +35,22 @@ for run in $runs; do
 		/^(    |        )not ok [0-9]+ / { kf++ }
 		/^# nt-guest-checks begin/ { g = 1; next }
 		/^# nt-guest-checks end/ { g = 0 }
+		g && /^ok .*# SKIP/ { gs++; next }
 		g && /^ok / { gp++ }
 		g && /^not ok / { gf++ }
 		/^# pf-hugetlb begin/ { pf = 1; next }
 		/^# pf-hugetlb end: exit/ { pf = 0; if ($NF != 0 && $NF != 4) gf++ }
-		pf && /^ok .*# SKIP/ { ks++; next }
+		pf && /^ok .*# SKIP/ { gs++; next }
 		pf && /^ok / { gp++ }
 		pf && /^not ok / { gf++ }
-		END { printf "%d %d %d %d %d\n", kp, kf, ks, gp, gf }' "$log")
+		END { printf "%d %d %d %d %d %d\n", kp, kf, ks, gp, gf, gs }' "$log")
 	fact=$(grep -m1 '^NT-FACT cpu=' "$log" || true)
 	val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" ${fact#NT-FACT }"; }
 	bf=0; [ $booted = 1 ] || bf=1
 	# A boot with no KUnit results at all is a failure too.
 	kmiss=0; [ $booted = 1 ] && [ $((kp + kf + ks)) = 0 ] && kmiss=1
 	pass=$((kp + gp + booted)) fail=$((kf + gf + bf + kmiss))
-	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks))
+	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks + gs))
 	res=PASS; [ $fail = 0 ] || res=FAIL
 	printf '%-24s %-22s %-7s %-10s %-6s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
 		"$(val reason)" "$(val hot)" "$(val cold)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
