@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench selftests check export status clean distclean help
+	harness harness-bench perf bench selftests check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -57,11 +57,19 @@ harness-bench: realise
 	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
 	@build/harness/clearpage bench $(BENCH_ARGS)
 
+## make perf       build perf from the tree (build/perf/perf) and check its bench mem
+perf: realise
+	@$(S)/perf.sh check
+
+## make bench      perf bench mem memset table + plot on this host (SIZES= RUNS= ...)
+bench: realise
+	@$(S)/bench.sh
+
 ## make selftests  build pf-hugetlb (kselftest build) and run it on this host
 selftests: realise
 	@$(S)/selftests.sh run
 
-## make check      checkpatch, bisect, matrix, harness, selftests (BISECT=0: no bisect)
+## make check      checkpatch, bisect, matrix, harness, perf, selftests (BISECT=0: no bisect)
 check: build
 	@$(S)/check.sh
 

@@ -7,7 +7,8 @@
  *
  *   clearpage correct            every routine, guard bytes, KTAP
  *   clearpage order [-n trials]  NT clear + SFENCE, then publish: no stale reads
- *   clearpage bench [-r reps] [-s MiB,...] [-v variants]
+ *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-x]
+ *                                -x: also every run, "run MiB variant GB/s"
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -383,7 +384,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmd_bench(int reps, const char *sizes, const char *only)
+static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 {
 	struct bvar all[] = {
 		{ "stosb", 0, &clears[0] },
@@ -454,6 +455,9 @@ static int cmd_bench(int reps, const char *sizes, const char *only)
 
 				res[k][r] = bench_one(&vars[k], buf, src, len);
 			}
+		for (i = 0; raw && i < nv; i++)
+			for (r = 0; r < reps; r++)
+				printf("run %zu %s %.3f\n", mib, vars[i].name, res[i][r]);
 		printf("%-8zu", mib);
 		for (i = 0; i < nv; i++) {
 			qsort(res[i], reps, sizeof(double), cmp_double);
@@ -473,7 +477,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
-		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...]\n");
+		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-x]\n");
 }
 
 int main(int argc, char **argv)
@@ -481,18 +485,20 @@ int main(int argc, char **argv)
 	const char *sizes = "2,16,128,1024", *only = NULL;
 	long trials = 1000000;
 	int reps = 5, o;
+	bool raw = false;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	optind = 2;
-	while ((o = getopt(argc, argv, "n:r:s:v:h")) != -1) {
+	while ((o = getopt(argc, argv, "n:r:s:v:xh")) != -1) {
 		switch (o) {
 		case 'n': trials = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
 		case 's': sizes = optarg; break;
 		case 'v': only = optarg; break;
+		case 'x': raw = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -506,7 +512,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "order"))
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
-		return cmd_bench(reps, sizes, only);
+		return cmd_bench(reps, sizes, only, raw);
 	usage(stderr);
 	return 2;
 }

@@ -10,14 +10,15 @@ mkdir -p "$res"
 # The bisect stage (every patch built in turn: ~20 minutes on 2 cores, as
 # patches 5, 6 and 8 touch headers most of the kernel includes) is skipped
 # with BISECT=0; "make bisect" runs it alone.
-default="checkpatch bisect matrix harness selftests"
-[ "${BISECT:-1}" = 0 ] && default="checkpatch matrix harness selftests"
+default="checkpatch bisect matrix harness perf selftests"
+[ "${BISECT:-1}" = 0 ] && default="checkpatch matrix harness perf selftests"
 stages=${CHECK_STAGES:-$default}
 for s in $stages; do
 	echo "=== $s" >&2
 	t0=$(date +%s)
 	args=""
 	[ "$s" = selftests ] && args=run
+	[ "$s" = perf ] && args=check
 	"$TOP/scripts/$s.sh" $args || true	# counted from its .counts below
 	echo "=== $s: $(( $(date +%s) - t0 ))s" >&2
 	# A stage that died before writing its counts is one failure.

@@ -5,7 +5,7 @@
 
 PKGS="linux-source-6.12 qemu-system-x86 busybox-static build-essential flex
 bison bc libelf-dev libssl-dev cpio xz-utils python3 perl git
-libnuma-dev libcap-dev python3-ply python3-git file"
+libnuma-dev libcap-dev python3-ply python3-git file gnuplot-nox"
 
 missing=()
 for p in $PKGS; do

@@ -47,6 +47,18 @@ kmake() {
 	make -C "$SRC" O="$OBJ" ARCH=x86_64 -j"$JOBS" "$@"
 }
 
+# perf from tree $1 into $2, with every optional library off: "perf bench"
+# needs none, and the build then needs nothing beyond gcc, make, flex, bison.
+perf_make() {
+	make -C "$1/tools/perf" O="$2" -j"$JOBS" \
+		NO_LIBELF=1 NO_LIBTRACEEVENT=1 NO_JEVENTS=1 NO_LIBPYTHON=1 \
+		NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 \
+		NO_LIBDW=1 NO_DWARF=1 NO_LIBUNWIND=1 NO_LIBNUMA=1 NO_LIBCAP=1 \
+		NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LZMA=1 \
+		NO_ZLIB=1 NO_LIBPFM4=1 NO_AUXTRACE=1 NO_LIBDEBUGINFOD=1 NO_SDT=1 \
+		NO_LIBLLVM=1 NO_CAPSTONE=1
+}
+
 # matrix.tsv rows without comments: name spec cpu nt_good reason hot
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build perf from the realised tree, with the minimal feature set (no libelf,
+# libtraceevent, python, ...: "perf bench" needs none of them), into
+# build/perf/perf. With "check", also test what "perf bench mem" runs:
+#   - check-headers.sh finds tools/arch/x86/lib/mem{set,cpy}_64.S in sync
+#   - the x86-64 function names are the honest ones (no stosq/movsq)
+#   - perf bench mem memset -f x86-64-movnt -s 1GB -l 5 prints GB/sec
+#   - memcheck: perf's own bench objects against glibc (harness/memcheck.c)
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+out=${PERF_OUT:-$BUILD/perf}
+mkdir -p "$out" "$BUILD/logs" "$BUILD/results"
+blog=$BUILD/logs/perf-build.log
+note "building perf in $out (log: $blog)"
+if ! perf_make "$SRC" "$out" >"$blog" 2>&1; then
+	tail -20 "$blog" >&2
+	[ "${1:-}" = check ] && echo "0 1 0" >"$BUILD/results/perf.counts"
+	die "perf build failed"
+fi
+[ "${1:-}" = check ] || { echo "$out/perf"; exit 0; }
+
+log=$BUILD/logs/perf-check.log
+n=0 pass=0 fail=0
+t() {	# t NAME COMMAND...: one KTAP result; the command's output as comments
+	local o rc=0
+	n=$((n + 1))
+	o=$("${@:2}" 2>&1) || rc=$?
+	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok $n $1"
+	else fail=$((fail + 1)); echo "not ok $n $1"; fi
+	[ -z "$o" ] || sed 's/^/# /' <<<"$o"
+}
+in_sync() {	# check-headers.sh has nothing to say about the mem*_64.S copies
+	local o
+	o=$(cd "$SRC/tools/perf" && bash check-headers.sh 2>&1 | grep 'lib/mem' || true)
+	[ -z "$o" ] || { echo "$o"; return 1; }
+}
+names() {	# names SUITE WANT... : exactly these x86-64 functions
+	local got want
+	got=$("$out/perf" bench mem "$1" -f list 2>&1 | awk '/^\tx86-64/ {print $1}' | sort | xargs)
+	want=$(printf '%s\n' "${@:2}" | sort | xargs)
+	echo "perf bench mem $1: $got"
+	[ "$got" = "$want" ]
+}
+gbs() {	# the 1 GiB movnt memset the issue asks for, as perf prints it
+	local o
+	o=$("$out/perf" bench mem memset -f x86-64-movnt -s 1GB -l 5)
+	echo "$o"
+	grep -Eq '^ +[0-9]+\.[0-9]+ GB/sec$' <<<"$o"
+}
+memcheck() {
+	make -s -C "$TOP/harness" OUT="$BUILD/harness" PERF_OUT="$out" "$BUILD/harness/memcheck" &&
+		"$BUILD/harness/memcheck" -s 1024 -l 5
+}
+{
+	echo "KTAP version 1"
+	t tools_mem_copies_in_sync in_sync
+	t memset_names names memset x86-64-unrolled x86-64-stosb x86-64-movnt
+	t memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movnt
+	t memset_movnt_1GB_prints_GB_per_sec gbs
+	t memcheck_perf_objects_equal_glibc memcheck
+	echo "# perf: $pass passed, $fail failed"
+} 2>&1 | tee "$log"
+read -r p f < <(awk '/^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
+	/^# +ok [0-9]+ / { p++ } /^# +not ok [0-9]+ / { f++ }
+	END { printf "%d %d\n", p, f }' "$log")
+echo "$p $f 0" >"$BUILD/results/perf.counts"
+echo "perf: $p passed, $f failed"
+[ "$f" = 0 ]
