@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the tree after each patch of the series in turn (bisectability), in
 # a separate worktree and build folder so the main build is left alone.
-# Any new compiler or objtool warning in a file the patch touches fails it.
+# Any new compiler or objtool warning in a file the patch touches fails it;
+# a patch to tools/perf or its copies of arch/x86/lib also builds perf.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -12,7 +13,8 @@ if [ ! -d "$wt" ]; then
 	git -C "$SRC" worktree add -q --detach "$wt" base
 fi
 pass=0 fail=0
-for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
+# BISECT_BASE=<commit>: only the patches after it (default: the whole series).
+for c in $(git -C "$SRC" rev-list --reverse "${BISECT_BASE:-base}"..HEAD); do
 	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	if SRC=$wt OBJ=$bobj "$TOP/scripts/build.sh" 2>"$bobj.log"; then
@@ -29,6 +31,13 @@ for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
 			w=$(make -C "$wt" O="$bobj" ARCH=x86_64 -s W=1 "${f%.c}.o" 2>&1 | grep -E 'warning:' || true)
 			warn="$warn$w"
 		done
+		# Patches to perf: perf must build too (with -Werror, its default).
+		if git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" |
+			grep -qE '^tools/(perf|arch/x86/lib)/'; then
+			mkdir -p "$BUILD/bisect-perf"
+			perf_make "$wt" "$BUILD/bisect-perf" >"$BUILD/bisect-perf.log" 2>&1 ||
+				warn="$warn perf build failed: $(tail -5 "$BUILD/bisect-perf.log")"
+		fi
 		if [ -z "$warn" ]; then
 			pass=$((pass + 1)); echo "ok $subj"
 		else
