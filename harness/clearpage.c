@@ -7,7 +7,7 @@
  *
  *   clearpage correct            every routine, guard bytes, KTAP
  *   clearpage order [-n trials]  NT clear + SFENCE, then publish: no stale reads
- *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-x]
+ *   clearpage bench [-r reps] [-l passes] [-s MiB,...] [-v variants] [-x]
  *                                -x: also every run, "run MiB variant GB/s"
  */
 #define _GNU_SOURCE
@@ -345,18 +345,19 @@ static double now(void)
 
 struct bvar {
 	const char *name;
-	int kind;		/* 0: per page, 1: 32 MiB extent, 2: copy */
+	int kind;		/* 0: per page, 1: 32 MiB extent, 2: copy, 3: whole buffer */
 	const struct clear_variant *v;
 	size_t fence_every;	/* bytes between SFENCEs for NT, 0 = at the end */
 	unsigned long (*copy)(void *, const void *);
 };
 
-static double bench_one(const struct bvar *b, uint8_t *buf, uint8_t *src, size_t len)
+static void bench_pass(const struct bvar *b, uint8_t *buf, uint8_t *src, size_t len)
 {
-	double t0 = now();
 	size_t off;
 
-	if (b->kind == 1) {
+	if (b->kind == 3) {
+		clear_extent_stosb(buf, len);
+	} else if (b->kind == 1) {
 		for (off = 0; off < len; off += 32UL << 20) {
 			size_t n = len - off < (32UL << 20) ? len - off : (32UL << 20);
 
@@ -374,7 +375,17 @@ static double bench_one(const struct bvar *b, uint8_t *buf, uint8_t *src, size_t
 		}
 		sfence();
 	}
-	return len / (now() - t0) / 1e9;
+}
+
+/* GB/s of "loops" passes over the buffer. */
+static double bench_one(const struct bvar *b, uint8_t *buf, uint8_t *src, size_t len, int loops)
+{
+	double t0 = now();
+	int l;
+
+	for (l = 0; l < loops; l++)
+		bench_pass(b, buf, src, len);
+	return (double)len * loops / (now() - t0) / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -384,11 +395,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
+static int cmd_bench(int reps, int loops, const char *sizes, const char *only, bool raw)
 {
 	struct bvar all[] = {
 		{ "stosb", 0, &clears[0] },
 		{ "stosb-32M", 1 },
+		{ "stosb-all", 3 },
 		{ "stosq", 0, &clears[1] },
 		{ "unrolled", 0, &clears[2] },
 		{ "movnti", 0, &clears[3], 0 },
@@ -405,6 +417,22 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	int nv = 0, i, r;
 	char *list = strdup(sizes), *tok, *save;
 
+	if (only) {	/* every name asked for must exist */
+		char *l = strdup(only), *t, *sv;
+		bool bad = false;
+
+		for (t = strtok_r(l, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+			for (i = 0; i < nall && strcmp(t, all[i].name); i++)
+				;
+			if (i == nall) {
+				fprintf(stderr, "bench: unknown variant '%s'\n", t);
+				bad = true;
+			}
+		}
+		free(l);
+		if (bad)
+			goto none;
+	}
 	for (i = 0; i < nall; i++) {
 		if (all[i].v && all[i].v->clzero && !have_clzero())
 			continue;
@@ -422,11 +450,12 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 		vars[nv++] = all[i];
 	}
 	if (!nv) {
-		fprintf(stderr, "bench: no variant selected (known: stosb stosb-32M stosq unrolled movnti movnti-f4K movnti-f64K clzero clzero-f4K copy copy-mc-erms copy-mc-movnti)\n");
+none:
+		fprintf(stderr, "bench: no variant selected (known: stosb stosb-32M stosb-all stosq unrolled movnti movnti-f4K movnti-f64K clzero clzero-f4K copy copy-mc-erms copy-mc-movnti)\n");
 		return 2;
 	}
-	printf("# per 4 KiB page unless noted; GB/s median of %d interleaved runs (min-max); erms=%d clzero=%d\n",
-	       reps, have_erms(), have_clzero());
+	printf("# per 4 KiB page unless noted; GB/s median of %d interleaved runs of %d pass(es) (min-max); erms=%d clzero=%d\n",
+	       reps, loops, have_erms(), have_clzero());
 	printf("%-8s", "MiB");
 	for (i = 0; i < nv; i++)
 		printf(" %21s", vars[i].name);
@@ -448,12 +477,12 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 			}
 		/* warm-up, then reps rounds with the variants in rotating order */
 		for (i = 0; i < nv; i++)
-			bench_one(&vars[i], buf, src, len);
+			bench_one(&vars[i], buf, src, len, 1);
 		for (r = 0; r < reps; r++)
 			for (i = 0; i < nv; i++) {
 				int k = (i + r) % nv;
 
-				res[k][r] = bench_one(&vars[k], buf, src, len);
+				res[k][r] = bench_one(&vars[k], buf, src, len, loops);
 			}
 		for (i = 0; raw && i < nv; i++)
 			for (r = 0; r < reps; r++)
@@ -477,14 +506,14 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
-		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-x]\n");
+		   "       clearpage bench [-r reps] [-l passes per run] [-s MiB,MiB,...] [-v variant,...] [-x]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *sizes = "2,16,128,1024", *only = NULL;
 	long trials = 1000000;
-	int reps = 5, o;
+	int reps = 5, loops = 1, o;
 	bool raw = false;
 
 	if (argc < 2) {
@@ -492,10 +521,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	optind = 2;
-	while ((o = getopt(argc, argv, "n:r:s:v:xh")) != -1) {
+	while ((o = getopt(argc, argv, "n:r:l:s:v:xh")) != -1) {
 		switch (o) {
 		case 'n': trials = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
+		case 'l': loops = atoi(optarg); break;
 		case 's': sizes = optarg; break;
 		case 'v': only = optarg; break;
 		case 'x': raw = true; break;
@@ -503,7 +533,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (trials < 1) {
+	if (trials < 1 || loops < 1) {
 		usage(stderr);
 		return 2;
 	}
@@ -512,7 +542,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "order"))
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
-		return cmd_bench(reps, sizes, only, raw);
+		return cmd_bench(reps, loops, sizes, only, raw);
 	usage(stderr);
 	return 2;
 }

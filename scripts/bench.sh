@@ -7,7 +7,8 @@
 # Settings (make variables or environment):
 #   SIZES=16M,128M,1G,4G   sizes, in M or G (MiB, GiB)
 #   RUNS=5                 runs of each variant at each size, interleaved
-#   LOOPS=auto             perf's -l; auto: 2 GiB of writes per run, at least 1
+#   LOOPS=auto             perf's -l and the harness's passes per run;
+#                          auto: 2 GiB of writes per run, at least one pass
 #   SUITE=memset           or memcpy
 #   VARIANTS=...           perf's x86-64-* names without the prefix;
 #                          memset: stosb,unrolled,movnt  memcpy: movsb,unrolled,movnt
@@ -107,11 +108,11 @@ done
 
 hvars=""
 if [ "${HARNESS:-1}" != 0 ]; then
-	hvars=stosb,stosb-32M,stosq,unrolled,movnti,clzero
+	hvars=stosb,stosq,unrolled,movnti,clzero,stosb-32M,stosb-all
 	for m in "${mibs[@]}"; do
-		printf '[%ds] harness: clear_page routines over %d MiB, %d runs, interleaved\n' \
-			$(( $(date +%s) - t0 )) "$m" "$runs" >&2
-		"$BUILD/harness/clearpage" bench -x -r "$runs" -s "$m" -v "$hvars" |
+		printf '[%ds] harness: clear_page routines over %d MiB, %d runs of %d passes, interleaved\n' \
+			$(( $(date +%s) - t0 )) "$m" "$runs" "$(lfor "$m")" >&2
+		"$BUILD/harness/clearpage" bench -x -r "$runs" -l "$(lfor "$m")" -s "$m" -v "$hvars" |
 			awk '$1 == "run" { printf "harness %s %s %s\n", $3, $2, $4 }' >>"$runsf"
 	done
 fi
@@ -180,7 +181,7 @@ END {
 		nh = split(hvars, hs, ",")
 		print ""
 		print "clear_page harness: the kernel'"'"'s clear_page_* from userspace, one call per 4 KiB page"
-		print "(stosb-32M: REP STOSB over 32 MiB extents), GB/s mean ( +- pstdev)"
+		print "(stosb-32M: one REP STOSB per 32 MiB; stosb-all: one over the whole buffer), GB/s mean ( +- pstdev)"
 		line = sprintf("%-8s", "size")
 		for (i = 1; i <= nh; i++) line = line sprintf(" %-20s", hs[i])
 		print line
@@ -193,21 +194,25 @@ END {
 			}
 			print line
 		}
-		# Agreement: the same stores in both, perf over the whole buffer.
+		# Agreement: the same instructions over the same buffer in both.
 		print ""
-		print "perf against the harness, the same instructions: mean, and whether the difference is"
-		print "within two standard deviations of it (the spread of both)"
-		printf "%-8s %-42s %-42s\n", "size", "movnt (perf) vs movnti (harness)", "stosb (perf) vs stosb-32M (harness)"
+		print "perf against the harness, the same instructions over the same buffer: means, and"
+		print "whether they differ by less than twice the standard deviation of the difference"
+		printf "%-8s %-36s %-36s %s\n", "size", "movnt (perf) / movnti (harness)", "stosb (perf) / stosb-all (harness)", "movnt/stosb: perf, harness"
 		for (s = 1; s <= ns; s++) {
 			m = sizes[s]; line = sprintf("%-8s", sz(m))
-			split("x86-64-movnt movnti x86-64-stosb stosb-32M", pr, " ")
+			split("x86-64-movnt movnti x86-64-stosb stosb-all", pr, " ")
 			for (j = 1; j <= 3; j += 2) {
 				kp = "perf" SUBSEP pr[j] SUBSEP m; kh = "harness" SUBSEP pr[j + 1] SUBSEP m
-				if (!n[kp] || !n[kh]) { line = line sprintf(" %-42s", "-"); continue }
+				if (!n[kp] || !n[kh]) { line = line sprintf(" %-36s", "-"); continue }
 				a = mean(kp); b = mean(kh); d = sqrt(pstdev(kp) ^ 2 + pstdev(kh) ^ 2)
 				verdict = (a - b <= 2 * d && b - a <= 2 * d) ? "agree" : sprintf("differ %+.0f%%", 100 * (a / b - 1))
-				line = line sprintf(" %6.2f vs %6.2f: %-24s", a, b, verdict)
+				line = line sprintf(" %6.2f / %6.2f: %-18s", a, b, verdict)
+				r[j] = a / b; mp[j] = a; mh[j] = b
 			}
+			if (n["perf" SUBSEP pr[1] SUBSEP m] && n["perf" SUBSEP pr[3] SUBSEP m] &&
+			    n["harness" SUBSEP pr[2] SUBSEP m] && n["harness" SUBSEP pr[4] SUBSEP m])
+				line = line sprintf(" %+.0f%%, %+.0f%%", 100 * (mp[1] / mp[3] - 1), 100 * (mh[1] / mh[3] - 1))
 			print line
 		}
 	}
@@ -239,14 +244,15 @@ if command -v gnuplot >/dev/null; then
 		[ -s "$dat" ] || { rm -f "$dat"; continue; }
 		# One colour per instruction, perf solid, harness dashed.
 		case ${name#x86-64-} in
-		stosb|movsb) lc='#000000' ;; stosb-32M) lc='#e69f00' ;; stosq) lc='#a0a0a0' ;;
+		stosb|movsb|stosb-all) lc='#000000' ;; stosb-32M) lc='#e69f00' ;; stosq) lc='#a0a0a0' ;;
 		unrolled) lc='#0072b2' ;; movnt|movnti) lc='#d55e00' ;; clzero) lc='#cc79a7' ;;
 		*) lc='#009e73' ;;
 		esac
 		case $src in
 		perf) t="perf $name"; dt=1 ;;
 		harness) t="harness clear_page $name (per 4 KiB page)"; dt=2
-			[ "$name" = stosb-32M ] && t="harness REP STOSB, 32 MiB extents" ;;
+			[ "$name" = stosb-32M ] && t="harness REP STOSB, 32 MiB extents"
+			[ "$name" = stosb-all ] && t="harness REP STOSB, whole buffer" ;;
 		hugetlb) t="host kernel 2M hugetlb faults (median, min-max)"; dt=3 ;;
 		esac
 		plot="$plot${plot:+, }'$dat' using 1:2:3:4 with yerrorlines dt $dt lw 2 lc rgb '$lc' title '$t'"
