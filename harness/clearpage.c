@@ -395,6 +395,28 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Every name in the comma-separated list is a variant, and this CPU can run it. */
+static bool known_variants(const char *only, const struct bvar *all, int nall)
+{
+	char *l = strdup(only), *t, *sv;
+	bool ok = true;
+	int i;
+
+	for (t = strtok_r(l, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+		for (i = 0; i < nall && strcmp(t, all[i].name); i++)
+			;
+		if (i == nall) {
+			fprintf(stderr, "bench: unknown variant '%s'\n", t);
+			ok = false;
+		} else if (all[i].v && all[i].v->clzero && !have_clzero()) {
+			fprintf(stderr, "bench: '%s' needs CLZERO, which this CPU does not have\n", t);
+			ok = false;
+		}
+	}
+	free(l);
+	return ok;
+}
+
 static int cmd_bench(int reps, int loops, const char *sizes, const char *only, bool raw)
 {
 	struct bvar all[] = {
@@ -417,21 +439,9 @@ static int cmd_bench(int reps, int loops, const char *sizes, const char *only, b
 	int nv = 0, i, r;
 	char *list = strdup(sizes), *tok, *save;
 
-	if (only) {	/* every name asked for must exist */
-		char *l = strdup(only), *t, *sv;
-		bool bad = false;
-
-		for (t = strtok_r(l, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
-			for (i = 0; i < nall && strcmp(t, all[i].name); i++)
-				;
-			if (i == nall) {
-				fprintf(stderr, "bench: unknown variant '%s'\n", t);
-				bad = true;
-			}
-		}
-		free(l);
-		if (bad)
-			goto none;
+	if (only && !known_variants(only, all, nall)) {
+		free(list);
+		return 2;
 	}
 	for (i = 0; i < nall; i++) {
 		if (all[i].v && all[i].v->clzero && !have_clzero())
@@ -450,7 +460,7 @@ static int cmd_bench(int reps, int loops, const char *sizes, const char *only, b
 		vars[nv++] = all[i];
 	}
 	if (!nv) {
-none:
+		free(list);
 		fprintf(stderr, "bench: no variant selected (known: stosb stosb-32M stosb-all stosq unrolled movnti movnti-f4K movnti-f64K clzero clzero-f4K copy copy-mc-erms copy-mc-movnti)\n");
 		return 2;
 	}

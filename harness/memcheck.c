@@ -34,17 +34,20 @@ void *memcpy_orig(void *, const void *, size_t);
 void *__memcpy(void *, const void *, size_t);
 void *memcpy_movnti(void *, const void *, size_t);
 
-/* perf's -f names for them (tools/perf/bench/mem-*-x86-64-asm-def.h). */
+/*
+ * perf's -f names for them, bound as perf binds them: from perf's own
+ * tools/perf/bench/mem-{memset,memcpy}-x86-64-asm-def.h.
+ */
 static const struct { const char *name; memset_t fn; } sets[] = {
-	{ "x86-64-unrolled", memset_orig },
-	{ "x86-64-stosb", __memset },
-	{ "x86-64-movnt", memset_movnti },
+#define MEMSET_FN(_fn, _name, _desc) { _name, _fn },
+#include "mem-memset-x86-64-asm-def.h"
+#undef MEMSET_FN
 };
 
 static const struct { const char *name; memcpy_t fn; } cpys[] = {
-	{ "x86-64-unrolled", memcpy_orig },
-	{ "x86-64-movsb", __memcpy },
-	{ "x86-64-movnt", memcpy_movnti },
+#define MEMCPY_FN(_fn, _name, _desc) { _name, _fn },
+#include "mem-memcpy-x86-64-asm-def.h"
+#undef MEMCPY_FN
 };
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -215,7 +218,7 @@ static bool cpy_large(memcpy_t fn, char *why, size_t whylen)
 	uint8_t *buf = map(span), *ref = map(span), *src = map(span);
 	bool ok;
 
-	for (k = 0; k < span; k += 8)
+	for (k = 0; k + 8 <= span; k += 8)
 		*(uint64_t *)(src + k) = k * 0x9e3779b97f4a7c15ULL;
 	ok = cpy_once(fn, buf, ref, src, span, GUARD + 61, 3, len, why, whylen);
 	munmap(buf, span);

@@ -108,7 +108,8 @@ done
 
 hvars=""
 if [ "${HARNESS:-1}" != 0 ]; then
-	hvars=stosb,stosq,unrolled,movnti,clzero,stosb-32M,stosb-all
+	hvars=stosb,stosq,unrolled,movnti,stosb-32M,stosb-all
+	grep -qw clzero /proc/cpuinfo && hvars=$hvars,clzero
 	for m in "${mibs[@]}"; do
 		printf '[%ds] harness: clear_page routines over %d MiB, %d runs of %d passes, interleaved\n' \
 			$(( $(date +%s) - t0 )) "$m" "$runs" "$(lfor "$m")" >&2
@@ -129,8 +130,9 @@ if [ "${HUGETLB:-1}" != 0 ]; then
 			sed -E 's/.*: ([0-9.]+) GB\/s median of [0-9]+ \(([0-9.]+)-([0-9.]+)\).*/\1 \2 \3/' <<<"$line" |
 				awk -v m="$m" '{ printf "hugetlb host-2M-faults %s %s %s %s\n", m, $1, $2, $3 }' >>"$runsf"
 		else
-			hugetlb_note="pf-hugetlb at $m MiB: $(grep -E 'SKIP|not ok|Bail' <<<"$o" | head -1)"
-			echo "bench: $hugetlb_note" >&2
+			why=$(grep -E 'SKIP|not ok|Bail' <<<"$o" | head -1 || true)
+			hugetlb_note="$hugetlb_note${hugetlb_note:+; }pf-hugetlb at $m MiB: ${why:-no result, exit status only}"
+			echo "bench: pf-hugetlb at $m MiB: ${why:-no result}" >&2
 		fi
 	done
 fi
@@ -140,7 +142,7 @@ elapsed=$(( $(date +%s) - t0 ))
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 fam=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
 mod=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
-llc=$(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }')
+llc=$(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }' || true)
 txt=$out/$suite.txt
 awk -v runs="$runs" -v base="x86-64-$base" -v hvars="$hvars" -v vlist="${vars[*]}" \
     -v head="perf bench mem $suite on $cpu (family $fam model $mod), $(nproc) CPUs, L3 ${llc:-?}; $runs runs of each, variants interleaved" \
@@ -162,7 +164,7 @@ END {
 	print "GB/s = 10^9 bytes/s (perf itself prints 2^30-byte \"GB/sec\"); -l " (loops == "auto" ? "auto: 2 GiB of writes per run" : loops)
 	print ""
 	line = sprintf("%-8s", ""); sub2 = sprintf("%-8s", "size")
-	for (i = 1; i <= nv; i++) { line = line sprintf(" %-24s", vs[i] " (" runs " runs)"); sub2 = sub2 sprintf(" %-24s", "BW ( pstdev)") }
+	for (i = 1; i <= nv; i++) { line = line sprintf(" %-25s", vs[i] " (" runs " runs)"); sub2 = sub2 sprintf(" %-25s", "BW ( pstdev)") }
 	if (havecol = (index(" " vlist " ", " movnt ") && index(" " vlist " ", " " substr(base, 8) " "))) { line = line "  speedup"; sub2 = sub2 "  movnt/" substr(base, 8) }
 	print line; print sub2
 	for (s = 1; s <= ns; s++) {
@@ -196,8 +198,8 @@ END {
 		}
 		# Agreement: the same instructions over the same buffer in both.
 		print ""
-		print "perf against the harness, the same instructions over the same buffer: means, and"
-		print "whether they differ by less than twice the standard deviation of the difference"
+		print "perf against the harness, the same instructions over the same buffer: means, and whether"
+		print "they differ by less than twice the standard error of the difference (\"noisy\": a spread over 15%)"
 		printf "%-8s %-36s %-36s %s\n", "size", "movnt (perf) / movnti (harness)", "stosb (perf) / stosb-all (harness)", "movnt/stosb: perf, harness"
 		for (s = 1; s <= ns; s++) {
 			m = sizes[s]; line = sprintf("%-8s", sz(m))
@@ -205,10 +207,12 @@ END {
 			for (j = 1; j <= 3; j += 2) {
 				kp = "perf" SUBSEP pr[j] SUBSEP m; kh = "harness" SUBSEP pr[j + 1] SUBSEP m
 				if (!n[kp] || !n[kh]) { line = line sprintf(" %-36s", "-"); continue }
-				a = mean(kp); b = mean(kh); d = sqrt(pstdev(kp) ^ 2 + pstdev(kh) ^ 2)
+				a = mean(kp); b = mean(kh)
+				d = sqrt(pstdev(kp) ^ 2 / n[kp] + pstdev(kh) ^ 2 / n[kh])
 				verdict = (a - b <= 2 * d && b - a <= 2 * d) ? "agree" : sprintf("differ %+.0f%%", 100 * (a / b - 1))
+				if (pstdev(kp) > 0.15 * a || pstdev(kh) > 0.15 * b) verdict = verdict ", noisy"
 				line = line sprintf(" %6.2f / %6.2f: %-18s", a, b, verdict)
-				r[j] = a / b; mp[j] = a; mh[j] = b
+				mp[j] = a; mh[j] = b
 			}
 			if (n["perf" SUBSEP pr[1] SUBSEP m] && n["perf" SUBSEP pr[3] SUBSEP m] &&
 			    n["harness" SUBSEP pr[2] SUBSEP m] && n["harness" SUBSEP pr[4] SUBSEP m])
@@ -238,9 +242,14 @@ if command -v gnuplot >/dev/null; then
 		dat=$out/$suite.$src.$name.dat
 		awk -v s="$src" -v nm="$name" '
 			$1 == s && $2 == nm && s == "hugetlb" { print $3, $4, $5, $6 }
-			$1 == s && $2 == nm && s != "hugetlb" { x[$3] += $4; x2[$3] += $4 * $4; c[$3]++ }
-			END { for (m in c) { mu = x[m] / c[m]; sd = sqrt(x2[m] / c[m] - mu * mu); if (sd != sd) sd = 0
-				print m, mu, mu - sd, mu + sd } }' "$runsf" | sort -n >"$dat"
+			$1 == s && $2 == nm && s != "hugetlb" { v[$3, ++c[$3]] = $4 }
+			END {	# mean and population standard deviation, as in the table
+				for (m in c) {
+					mu = 0; for (i = 1; i <= c[m]; i++) mu += v[m, i] / c[m]
+					sd = 0; for (i = 1; i <= c[m]; i++) sd += (v[m, i] - mu) ^ 2 / c[m]
+					print m, mu, mu - sqrt(sd), mu + sqrt(sd)
+				}
+			}' "$runsf" | sort -n >"$dat"
 		[ -s "$dat" ] || { rm -f "$dat"; continue; }
 		# One colour per instruction, perf solid, harness dashed.
 		case ${name#x86-64-} in

@@ -14,11 +14,17 @@ if [ ! -d "$wt" ]; then
 fi
 pass=0 fail=0
 # BISECT_BASE=<commit>: only the patches after it (default: the whole series).
-for c in $(git -C "$SRC" rev-list --reverse "${BISECT_BASE:-base}"..HEAD); do
+from=${BISECT_BASE:-base}
+git -C "$SRC" rev-parse -q --verify "$from^{commit}" >/dev/null ||
+	die "BISECT_BASE=$from is not a commit of $SRC"
+commits=$(git -C "$SRC" rev-list --reverse "$from..HEAD")
+[ -n "$commits" ] || die "no patches after $from"
+for c in $commits; do
 	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	if SRC=$wt OBJ=$bobj "$TOP/scripts/build.sh" 2>"$bobj.log"; then
-		files=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -E '\.(c|h|S)$' || true)
+		touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c")
+		files=$(grep -E '\.(c|h|S)$' <<<"$touched" || true)
 		warn=""
 		for f in $files; do
 			w=$(grep -E "^(\.\./)*([^ ]*/)?$f:[0-9]+:[0-9]+: warning:|$f.*objtool:" "$bobj.log" || true)
@@ -32,8 +38,7 @@ for c in $(git -C "$SRC" rev-list --reverse "${BISECT_BASE:-base}"..HEAD); do
 			warn="$warn$w"
 		done
 		# Patches to perf: perf must build too (with -Werror, its default).
-		if git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" |
-			grep -qE '^tools/(perf|arch/x86/lib)/'; then
+		if grep -qE '^tools/(perf|arch/x86/lib)/' <<<"$touched"; then
 			mkdir -p "$BUILD/bisect-perf"
 			perf_make "$wt" "$BUILD/bisect-perf" >"$BUILD/bisect-perf.log" 2>&1 ||
 				warn="$warn perf build failed: $(tail -5 "$BUILD/bisect-perf.log")"
