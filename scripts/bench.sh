@@ -113,10 +113,11 @@ if [ "${HARNESS:-1}" != 0 ]; then
 	hvars=stosb,stosq,unrolled,movnti,stosb-32M,stosb-all
 	grep -qw clzero /proc/cpuinfo && hvars=$hvars,clzero
 	for m in "${mibs[@]}"; do
-		printf '[%ds] harness: clear_page routines over %d MiB, %d runs of %d passes, interleaved\n' \
+		printf '[%ds] harness: clear_page routines over %d MiB, %d runs of %d pass(es), interleaved\n' \
 			$(( $(date +%s) - t0 )) "$m" "$runs" "$loops" >&2
-		"$BUILD/harness/clearpage" bench -x -r "$runs" -l "$loops" -s "$m" -v "$hvars" |
-			awk '$1 == "run" { printf "harness %s %s %s\n", $3, $2, $4 }' >>"$runsf"
+		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -l "$loops" -s "$m" -v "$hvars") ||
+			die "the harness failed at $m MiB"
+		awk '$1 == "run" { printf "harness %s %s %s\n", $3, $2, $4 }' <<<"$o" >>"$runsf"
 	done
 fi
 
