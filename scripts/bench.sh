@@ -214,6 +214,7 @@ END {
 				d = sqrt(pstdev(kp) ^ 2 / n[kp] + pstdev(kh) ^ 2 / n[kh])
 				verdict = (a - b <= 2 * d && b - a <= 2 * d) ? "agree" : sprintf("differ %+.0f%%", 100 * (a / b - 1))
 				if (pstdev(kp) > 0.15 * a || pstdev(kh) > 0.15 * b) verdict = verdict ", noisy"
+				if (n[kp] < 2 || n[kh] < 2) verdict = "no spread (RUNS=1)"
 				line = line sprintf(" %6.2f / %6.2f: %-18s", a, b, verdict)
 				mp[j] = a; mh[j] = b
 			}
