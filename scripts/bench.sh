@@ -92,13 +92,12 @@ total=$(( runs * ${#mibs[@]} * nv ))
 k=0
 for ((r = 0; r < runs; r++)); do
 	for m in "${mibs[@]}"; do
-		l=$loops
 		for ((i = 0; i < nv; i++)); do
 			v=${vars[$(( (i + r) % nv ))]}	# rotate the order each run
 			k=$((k + 1))
 			printf '[%d/%d %ds] perf bench mem %s -f x86-64-%s -s %dMB -l %d  (run %d of %d)\n' \
-				$k $total $(( $(date +%s) - t0 )) "$suite" "$v" "$m" "$l" $((r + 1)) "$runs" >&2
-			bps=$("$perf" bench -f simple mem "$suite" -f "x86-64-$v" -s "${m}MB" -l "$l") ||
+				$k $total $(( $(date +%s) - t0 )) "$suite" "$v" "$m" "$loops" $((r + 1)) "$runs" >&2
+			bps=$("$perf" bench -f simple mem "$suite" -f "x86-64-$v" -s "${m}MB" -l "$loops") ||
 				die "perf bench mem $suite -f x86-64-$v -s ${m}MB failed"
 			# -f simple: a "# function" line, then bytes per second
 			bps=$(awk '/^[0-9.]+$/ { b = $1 } END { print b }' <<<"$bps")
