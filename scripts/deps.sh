@@ -3,7 +3,7 @@
 # what is missing.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.12 qemu-system-x86 busybox-static build-essential flex
+PKGS="qemu-system-x86 busybox-static build-essential flex
 bison bc libelf-dev libssl-dev cpio xz-utils python3 perl git
 libnuma-dev libcap-dev python3-ply python3-git file gnuplot-nox"
 
@@ -23,4 +23,3 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq || die "apt-get update failed"
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
 	die "apt-get install ${missing[*]} failed"
-[ -f "$BASE_TARBALL" ] || die "$BASE_PKG is installed but $BASE_TARBALL is missing"

@@ -32,6 +32,5 @@ fi
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/*.patch "$PATCHES/"
 (cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
-dpkg-query -W -f='${Version}\n' "$BASE_PKG" >"$PATCHES/base-version" 2>/dev/null || true
 note "exported $n patches to patches/ (base $(cat "$PATCHES/base-version"))"
 git -C "$TOP" status --short -- patches | sed 's/^/   /' >&2

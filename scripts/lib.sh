@@ -7,8 +7,13 @@ BUILD=${BUILD:-$TOP/build}
 SRC=${SRC:-$BUILD/linux}		# the realised kernel tree (a git repo)
 OBJ=${OBJ:-$BUILD/obj}			# its out-of-tree build
 PATCHES=$TOP/patches
-BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-BASE_PKG=linux-source-6.12
+# The base: Debian's linux-source-7.3 at the version in patches/base-version
+# (scripts/base.sh finds or fetches its tarball into $BASE_DIR).
+BASE_PKG=linux-source-7.3
+BASE_SUITE=trixie-backports
+BASE_VERSION=$(cat "$PATCHES/base-version" 2>/dev/null || echo unknown)
+BASE_DIR=${BASE_DIR:-$BUILD/base}
+SHARED_BASES=${SHARED_BASES:-$TOP/../shared/bases}
 JOBS=${JOBS:-$(nproc)}
 
 die() { echo "error: $*" >&2; exit 1; }

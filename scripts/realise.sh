@@ -4,9 +4,9 @@
 # Refuses to touch a tree that holds work not yet exported to patches/.
 . "$(dirname "$0")/lib.sh"
 
-[ -f "$BASE_TARBALL" ] || die "base tree $BASE_TARBALL not found: install $BASE_PKG (make deps, as root)"
-pkgver=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
-refreshed=$(cat "$PATCHES/base-version" 2>/dev/null || echo unknown)
+BASE_TARBALL=$("$TOP/scripts/base.sh") || exit 1
+pkgver=$BASE_VERSION
+refreshed=$BASE_VERSION
 
 if [ -d "$SRC/.git" ]; then
 	git -C "$SRC" rev-parse -q --verify refs/tags/base >/dev/null ||
@@ -20,8 +20,9 @@ $lost"
 	# Same base and every commit already exported: is HEAD the series?
 	want=$(series_files | wc -l)
 	have=$(git -C "$SRC" rev-list --count base..HEAD)
-	if [ "$(git -C "$SRC" config --get nt.basepkg || true)" = "$pkgver" ] &&
-	   [ "$want" = "$have" ]; then
+	[ "$(git -C "$SRC" config --get nt.basepkg || true)" = "$pkgver" ] ||
+		die "$SRC is based on $BASE_PKG $(git -C "$SRC" config --get nt.basepkg), patches/ on $pkgver: 'make distclean' first"
+	if [ "$want" = "$have" ]; then
 		note "kernel tree is up to date ($have patches on $pkgver)"
 		exit 0
 	fi
@@ -36,6 +37,7 @@ else
 	tar -xf "$BASE_TARBALL" -C "$tmp"
 	mv "$tmp"/linux-source-* "$SRC"
 	rmdir "$tmp"
+	[ -f "$SRC/Makefile" ] || die "$BASE_TARBALL holds no kernel tree"
 	# Debian's .gitignore ignores the whole tree ("/*", "!/debian/") and
 	# lacks upstream's exceptions for the dot-files the kernel tracks
 	# (.gitignore files among them): drop the former, restore the latter.
@@ -71,11 +73,9 @@ for p in $(series_files); do
 		files=$(grep -E '^(error: patch failed|CONFLICT|error: .*: does not match|error: .*does not exist)' <<<"$out" | head -5)
 		git -C "$SRC" am --abort >/dev/null 2>&1 || true
 		git -C "$SRC" reset -q --hard base
-		die "$(basename "$p") does not apply to $BASE_PKG $pkgver (series last refreshed against: $refreshed)
+		die "$(basename "$p") does not apply to $BASE_PKG $pkgver
 ${files:-$out}
 The tree was left at 'base'; refresh the series against this base."
 	fi
 done
-[ "$pkgver" = "$refreshed" ] || [ "$refreshed" = unknown ] ||
-	note "warning: series refreshed against $refreshed, applied to $pkgver"
 note "realised $SRC: $(git -C "$SRC" rev-list --count base..HEAD) patches on $(git -C "$SRC" log -1 --format=%s base)"
