@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# Run checkpatch --strict on every patch of the series; count the patches
-# that are clean.
+# Run checkpatch --strict on every patch of the series (the kernel series in
+# patches/, the perf series in patches/perf/); count the patches that are
+# clean. New files need no MAINTAINERS change when existing entries cover
+# them (the series adds no entry of its own): checkpatch's FILE_PATH_CHANGES
+# reminder is replaced by a check that get_maintainer.pl finds a subsystem
+# other than THE REST for every file a patch adds.
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
 pass=0 fail=0
-for p in $(series_files); do
-	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile "$p" 2>&1) && ok=1 || ok=0
+for p in $(series_files) $(perf_series_files); do
+	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile \
+		--ignore FILE_PATH_CHANGES "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.
 	grep -qE '^(ERROR|WARNING|CHECK):|^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' <<<"$out" && ok=0
+	for f in $(awk '/^--- \/dev\/null/ { getline; sub(/^\+\+\+ b\//, ""); print }' "$p"); do
+		subs=$(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+			--subsystem --no-email --no-l --no-m --no-r -f "$f" 2>/dev/null | grep -v '^THE REST$' || true)
+		if [ -z "$subs" ]; then
+			ok=0
+			out="$out
+$f: no MAINTAINERS entry covers this new file"
+		fi
+	done
 	if [ $ok = 1 ]; then
 		pass=$((pass + 1)); echo "ok $(basename "$p")"
 	else

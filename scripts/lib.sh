@@ -25,6 +25,12 @@ series_files() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series" | sed "s|^|$PATCHES/|"
 }
 
+# The perf series (patches/perf/, for the perf tree), in order.
+perf_series_files() {
+	[ -f "$PATCHES/perf/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/perf/series" | sed "s|^|$PATCHES/perf/|"
+}
+
 # Patch-ids of the exported series, one a line.
 exported_patch_ids() {
 	local f
@@ -64,7 +70,7 @@ perf_make() {
 		NO_LIBLLVM=1 NO_CAPSTONE=1
 }
 
-# matrix.tsv rows without comments: name spec cpu nt_good reason hot
+# matrix.tsv rows without comments: name spec cpu nt_good reason cold copy cmdline
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
 }

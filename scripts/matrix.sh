@@ -17,7 +17,7 @@ rows=$(matrix_rows)
 runs=$(awk '{print $1}' <<<"$rows")
 
 total_pass=0 total_fail=0 total_skip=0
-printf '%-24s %-22s %-7s %-10s %-6s %-8s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason hot cold "kunit p/f/s" checks result
+printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy "kunit p/f/s" checks result
 for run in $runs; do
 	log=$logs/matrix-$run.log
 	printf '# booting %s\n' "$run" >&2
@@ -52,8 +52,8 @@ for run in $runs; do
 	pass=$((kp + gp + booted)) fail=$((kf + gf + bf + kmiss))
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks + gs))
 	res=PASS; [ $fail = 0 ] || res=FAIL
-	printf '%-24s %-22s %-7s %-10s %-6s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
-		"$(val reason)" "$(val hot)" "$(val cold)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
+	printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
+		"$(val reason)" "$(val cold)" "$(val copy)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
 	if [ $fail != 0 ]; then
 		grep -E '^(not ok|# )|^    not ok|x86/nt:|Kernel panic|BUG:|# .*hung' "$log" | head -20 | sed 's/^/    | /'
 		echo "    | full log: $log"

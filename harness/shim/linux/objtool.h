@@ -1,0 +1,2 @@
+/* Userspace: no objtool annotations. */
+#define ANNOTATE_NOENDBR
