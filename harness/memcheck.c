@@ -3,7 +3,8 @@
  * The x86-64 memset() and memcpy() variants of "perf bench mem", linked from
  * the objects perf itself was built from (bench/mem-memset-x86-64-asm.o and
  * bench/mem-memcpy-x86-64-asm.o, i.e. arch/x86/lib/mem{set,cpy}_64.S of the
- * realised tree), checked byte for byte against glibc's memset()/memcpy().
+ * realised tree, and bench/mem-x86-64-movnt.o), checked byte for byte
+ * against glibc's memset()/memcpy().
  *
  *   memcheck [-s MiB] [-l loops]
  *
@@ -39,13 +40,13 @@ void *memcpy_movnti(void *, const void *, size_t);
  * tools/perf/bench/mem-{memset,memcpy}-x86-64-asm-def.h.
  */
 static const struct { const char *name; memset_t fn; } sets[] = {
-#define MEMSET_FN(_fn, _name, _desc) { _name, _fn },
+#define MEMSET_FN(_fn, _init, _fini, _name, _desc) { _name, _fn },
 #include "mem-memset-x86-64-asm-def.h"
 #undef MEMSET_FN
 };
 
 static const struct { const char *name; memcpy_t fn; } cpys[] = {
-#define MEMCPY_FN(_fn, _name, _desc) { _name, _fn },
+#define MEMCPY_FN(_fn, _init, _fini, _name, _desc) { _name, _fn },
 #include "mem-memcpy-x86-64-asm-def.h"
 #undef MEMCPY_FN
 };

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # make bench: the seed's "perf bench mem memset" comparison, on this host,
-# with perf built from the realised tree; then the kernel's clear_page
-# routines from userspace (harness, with CLZERO) and the host kernel's own
+# with perf built from the realised tree; then the kernel's clear routines
+# from userspace (harness: clear_pages() and the cold ones, per 32 MiB unit,
+# with CLZERO where the CPU has it) and the host kernel's own
 # hugetlb fault throughput (pf-hugetlb). Prints the tables, writes a PNG.
 #
 # Settings (make variables or environment):
 #   SIZES=16M,128M,1G,4G   sizes, in M or G (MiB, GiB)
 #   RUNS=5                 runs of each variant at each size, interleaved
-#   LOOPS=1                perf's -l and the harness's passes per run. perf's
+#   LOOPS=1                perf's -l (the harness makes one pass). perf's
 #                          memset writes the loop index (0, 1, 2, ...), so only
 #                          -l 1 writes zeros, as page clearing does: the
 #                          seed's setting, and on AMD Zen REP STOSB of zeros
@@ -109,14 +110,21 @@ done
 
 hvars=""
 if [ "${HARNESS:-1}" != 0 ]; then
-	hvars=stosb,stosq,unrolled,movnti,stosb-32M,stosb-all
-	grep -qw clzero /proc/cpuinfo && hvars=$hvars,clzero
+	# Per 32 MiB unit, as folio_zero_user() calls clear_pages() and
+	# clear_pages_cold(); and the -all variants, one call over the whole
+	# buffer, as perf's memset runs.
+	uvars=clear_pages,stosq,unrolled,movnti
+	grep -qw clzero /proc/cpuinfo && uvars=$uvars,clzero
+	hvars=$uvars,stosb-all,movnti-all
 	for m in "${mibs[@]}"; do
-		printf '[%ds] harness: clear_page routines over %d MiB, %d runs of %d pass(es), interleaved\n' \
-			$(( $(date +%s) - t0 )) "$m" "$runs" "$loops" >&2
-		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -l "$loops" -s "$m" -v "$hvars") ||
+		printf '[%ds] harness: the kernel'"'"'s clear routines over %d MiB, %d runs, interleaved\n' \
+			$(( $(date +%s) - t0 )) "$m" "$runs" >&2
+		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -s "$m" -v "$uvars") ||
 			die "the harness failed at $m MiB"
 		awk '$1 == "run" { printf "harness %s %s %s\n", $3, $2, $4 }' <<<"$o" >>"$runsf"
+		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -s "$m" -u 0 -v stosb,movnti) ||
+			die "the harness failed at $m MiB"
+		awk '$1 == "run" { printf "harness %s-all %s %s\n", $3, $2, $4 }' <<<"$o" >>"$runsf"
 	done
 fi
 
@@ -184,8 +192,8 @@ END {
 	if (hvars != "") {
 		nh = split(hvars, hs, ",")
 		print ""
-		print "clear_page harness: the kernel'"'"'s clear_page_* from userspace, one call per 4 KiB page"
-		print "(stosb-32M: one REP STOSB per 32 MiB; stosb-all: one over the whole buffer), GB/s mean ( +- pstdev)"
+		print "harness: the kernel'"'"'s clear routines from userspace, one call per 32 MiB unit as folio_zero_user() makes them"
+		print "(clear_pages: what 7.3'"'"'s clear_pages() runs here; -all: one call over the whole buffer), GB/s mean ( +- pstdev)"
 		line = sprintf("%-8s", "size")
 		for (i = 1; i <= nh; i++) line = line sprintf(" %-20s", hs[i])
 		print line
@@ -202,10 +210,10 @@ END {
 		print ""
 		print "perf against the harness, the same instructions over the same buffer: means, and whether"
 		print "they differ by less than twice the standard error of the difference (\"noisy\": a spread over 15%)"
-		printf "%-8s %-36s %-36s %s\n", "size", "movnt (perf) / movnti (harness)", "stosb (perf) / stosb-all (harness)", "movnt/stosb: perf, harness"
+		printf "%-8s %-36s %-36s %s\n", "size", "movnt (perf) / movnti-all (harness)", "stosb (perf) / stosb-all (harness)", "movnt/stosb: perf, harness"
 		for (s = 1; s <= ns; s++) {
 			m = sizes[s]; line = sprintf("%-8s", sz(m))
-			split("x86-64-movnt movnti x86-64-stosb stosb-all", pr, " ")
+			split("x86-64-movnt movnti-all x86-64-stosb stosb-all", pr, " ")
 			for (j = 1; j <= 3; j += 2) {
 				kp = "perf" SUBSEP pr[j] SUBSEP m; kh = "harness" SUBSEP pr[j + 1] SUBSEP m
 				if (!n[kp] || !n[kh]) { line = line sprintf(" %-36s", "-"); continue }
@@ -256,15 +264,14 @@ if command -v gnuplot >/dev/null; then
 		[ -s "$dat" ] || { rm -f "$dat"; continue; }
 		# One colour per instruction, perf solid, harness dashed.
 		case ${name#x86-64-} in
-		stosb|movsb|stosb-all) lc='#000000' ;; stosb-32M) lc='#e69f00' ;; stosq) lc='#a0a0a0' ;;
-		unrolled) lc='#0072b2' ;; movnt|movnti) lc='#d55e00' ;; clzero) lc='#cc79a7' ;;
+		stosb|movsb|stosb-all) lc='#000000' ;; clear_pages) lc='#e69f00' ;; stosq) lc='#a0a0a0' ;;
+		unrolled) lc='#0072b2' ;; movnt|movnti|movnti-all) lc='#d55e00' ;; clzero) lc='#cc79a7' ;;
 		*) lc='#009e73' ;;
 		esac
 		case $src in
 		perf) t="perf $name"; dt=1 ;;
-		harness) t="harness clear_page $name (per 4 KiB page)"; dt=2
-			[ "$name" = stosb-32M ] && t="harness REP STOSB, 32 MiB extents"
-			[ "$name" = stosb-all ] && t="harness REP STOSB, whole buffer" ;;
+		harness) t="harness $name (per 32 MiB unit)"; dt=2
+			case $name in *-all) t="harness ${name%-all}, whole buffer" ;; esac ;;
 		hugetlb) t="host kernel 2M hugetlb faults (median, min-max)"; dt=3 ;;
 		esac
 		plot="$plot${plot:+, }'$dat' using 1:2:3:4 with yerrorlines dt $dt lw 2 lc rgb '$lc' title '$t'"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Export the realised tree's commits (base..HEAD) back to patches/ as
-# git format-patch output with stable names and contents, plus the series
-# file and a cover letter generated from patches/cover-letter.txt.
+# git format-patch output with stable names and contents: the kernel series
+# in patches/ (with patches/series and a cover letter generated from
+# patches/cover-letter.txt), and the perf series, the commits on top that
+# touch only tools/perf/, in patches/perf/ (its own series file and cover
+# letter, from patches/perf/cover-letter.txt), since it goes to the perf tree.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC"
@@ -11,26 +14,56 @@ $dirty"
 n=$(git -C "$SRC" rev-list --count base..HEAD)
 [ "$n" -gt 0 ] || die "no commits on top of base in $SRC; nothing to export"
 
+# The perf series: the longest run of commits at the top touching only tools/perf/.
+split=HEAD np=0
+for c in $(git -C "$SRC" rev-list base..HEAD); do
+	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -qv '^tools/perf/' && break
+	split=$c^ np=$((np + 1))
+done
+# ... and no perf-only commit below it.
+for c in $(git -C "$SRC" rev-list base.."$split"); do
+	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -qv '^tools/perf/' ||
+		die "$(git -C "$SRC" log -1 --format='%h %s' "$c") touches only tools/perf/: move it to the top, after the kernel series"
+done
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cover=()
-if [ -f "$PATCHES/cover-letter.txt" ]; then
-	# format-patch takes the cover letter's subject and body from the
-	# branch description.
-	br=$(git -C "$SRC" symbolic-ref --short HEAD)
-	git -C "$SRC" config "branch.$br.description" "$(cat "$PATCHES/cover-letter.txt")"
-	cover=(--cover-letter --cover-from-description=subject)
-fi
-git -C "$SRC" -c core.abbrev=12 format-patch -q -o "$tmp" --zero-commit --no-signature \
-	--base=base "${cover[@]}" base..HEAD
-# format-patch stamps the cover letter with the current time; pin it to the
-# last commit's author date so that re-exporting changes nothing.
-if [ -f "$tmp/0000-cover-letter.patch" ]; then
-	d=$(git -C "$SRC" log -1 --format=%aD HEAD)
-	sed -i -e "0,/^Date: .*/s//Date: $d/" -e '/^Message-Id: /d' "$tmp/0000-cover-letter.patch"
-fi
+br=$(git -C "$SRC" symbolic-ref --short HEAD)
+
+# format_series RANGE DIR COVER-TEXT BASE-ARGS...
+format_series() {
+	local range=$1 dir=$2 cover_txt=$3 cover=()
+	shift 3
+	mkdir -p "$tmp/$dir"
+	if [ -f "$cover_txt" ]; then
+		# format-patch takes the cover letter's subject and body from the
+		# branch description.
+		git -C "$SRC" config "branch.$br.description" "$(cat "$cover_txt")"
+		cover=(--cover-letter --cover-from-description=subject)
+	fi
+	git -C "$SRC" -c core.abbrev=12 format-patch -q -o "$tmp/$dir" --zero-commit --no-signature \
+		"$@" "${cover[@]}" "$range"
+	# format-patch stamps the cover letter with the current time; pin it to
+	# the last commit's author date so that re-exporting changes nothing.
+	if [ -f "$tmp/$dir/0000-cover-letter.patch" ]; then
+		d=$(git -C "$SRC" log -1 --format=%aD "${range#*..}")
+		sed -i -e "0,/^Date: .*/s//Date: $d/" -e '/^Message-Id: /d' "$tmp/$dir/0000-cover-letter.patch"
+	fi
+}
+format_series "base..$split" kernel "$PATCHES/cover-letter.txt" --base=base
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
-cp "$tmp"/*.patch "$PATCHES/"
-(cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
-note "exported $n patches to patches/ (base $(cat "$PATCHES/base-version"))"
+cp "$tmp"/kernel/*.patch "$PATCHES/"
+(cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
+
+mkdir -p "$PATCHES/perf"
+rm -f "$PATCHES"/perf/[0-9][0-9][0-9][0-9]-*.patch
+if [ "$np" -gt 0 ]; then
+	# The perf patches touch only tools/perf/ and apply to base as well.
+	format_series "$split..HEAD" perf "$PATCHES/perf/cover-letter.txt"
+	cp "$tmp"/perf/*.patch "$PATCHES/perf/"
+	(cd "$tmp/perf" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/perf/series"
+else
+	: >"$PATCHES/perf/series"
+fi
+note "exported $((n - np)) kernel patches to patches/ and $np perf patches to patches/perf/ (base $BASE_VERSION)"
 git -C "$TOP" status --short -- patches | sed 's/^/   /' >&2

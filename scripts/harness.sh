@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run the realised tree's clear_page_64.S and copy_page_64.S on this CPU,
-# from userspace (harness/): correctness with guard bytes for every routine,
-# and the clear-fence-publish ordering test (ORDER_TRIALS, 10^6 by default).
+# Run the realised tree's clear_page_64.S and copy_mc_64.S on this CPU, from
+# userspace (harness/), called as the kernel calls them: correctness with
+# guard pages for every routine, and the publish-after-routine ordering test
+# (ORDER_TRIALS, 10^6 by default) for each non-temporal routine, with its
+# own SFENCE only, and a control that must see stale data.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -10,7 +12,22 @@ make -s -C "$TOP/harness" KSRC="$SRC" OUT="$out" >&2 || die "harness build faile
 log=$BUILD/logs/harness.log
 mkdir -p "$BUILD/logs" "$BUILD/results"
 rc=0
-{ "$out/clearpage" correct && "$out/clearpage" order -n "${ORDER_TRIALS:-1000000}"; } >"$log" 2>&1 || rc=1
+{
+	grep -E '^(model name|cpu family|model|stepping|flags)[[:space:]]*:' /proc/cpuinfo | sort -u |
+		sed -e 's/^/# /' -e 's/\(flags.\{200\}\).*/\1 .../'
+	"$out/clearpage" correct && "$out/clearpage" order -n "${ORDER_TRIALS:-1000000}"
+} >"$log" 2>&1 || rc=1
+# The harness's "cold" choice mirrors nt_bad_cpus[]: the table must still
+# hold exactly the entries it mirrors.
+want='INTEL_SKYLAKE_X, 0x0, 0x4|INTEL_SKYLAKE_X, 0x5, 0x7|INTEL_SKYLAKE_X, 0xa, 0xb'
+got=$(sed -n '/^static const struct x86_cpu_id nt_bad_cpus/,/^};/p' "$SRC/arch/x86/kernel/cpu/nt_quirks.c" |
+	grep -o 'X86_MATCH_VFM[A-Z_]*([^"]*' | sed 's/X86_MATCH_VFM[A-Z_]*(//; s/, *$//' | paste -sd'|')
+if [ "$got" = "$want" ]; then
+	echo "ok 100 harness_mirrors_nt_bad_cpus" >>"$log"
+else
+	echo "not ok 100 harness_mirrors_nt_bad_cpus" >>"$log"
+	echo "# nt_bad_cpus[] is now: $got; update kernel_cold_choice() in harness/clearpage.c" >>"$log"
+fi
 cat "$log"
 read -r p f s < <(awk '
 	/^ok [0-9]+ .*# SKIP/ { s++; next }

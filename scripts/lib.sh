@@ -31,10 +31,10 @@ perf_series_files() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/perf/series" | sed "s|^|$PATCHES/perf/|"
 }
 
-# Patch-ids of the exported series, one a line.
+# Patch-ids of the exported series (kernel and perf), one a line.
 exported_patch_ids() {
 	local f
-	for f in $(series_files); do
+	for f in $(series_files) $(perf_series_files); do
 		git patch-id --stable <"$f" | awk '{print $1}'
 	done | sort -u
 }
@@ -61,7 +61,7 @@ kmake() {
 # perf from tree $1 into $2, with every optional library off: "perf bench"
 # needs none, and the build then needs nothing beyond gcc, make, flex, bison.
 perf_make() {
-	make -C "$1/tools/perf" O="$2" -j"$JOBS" \
+	make -C "$1/tools/perf" O="$2" -j"$JOBS" NO_RUST=1 \
 		NO_LIBELF=1 NO_LIBTRACEEVENT=1 NO_JEVENTS=1 NO_LIBPYTHON=1 \
 		NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 \
 		NO_LIBDW=1 NO_DWARF=1 NO_LIBUNWIND=1 NO_LIBNUMA=1 NO_LIBCAP=1 \

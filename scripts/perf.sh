@@ -3,7 +3,8 @@
 # libtraceevent, python, ...: "perf bench" needs none of them), into
 # build/perf/perf. With "check", also test what "perf bench mem" runs:
 #   - check-headers.sh finds tools/arch/x86/lib/mem{set,cpy}_64.S in sync
-#   - the x86-64 function names are the honest ones (no stosq/movsq)
+#   - the x86-64 function names say what runs (stosq/movsq only as old
+#     names of stosb/movsb), and x86-64-movnt is there
 #   - perf bench mem memset -f x86-64-movnt -s 1GB -l 5 prints GB/sec
 #   - memcheck: perf's own bench objects against glibc (harness/memcheck.c)
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +51,13 @@ names() {	# names SUITE WANT... : exactly these x86-64 functions
 	echo "perf bench mem $1: $got"
 	[ "$got" = "$want" ]
 }
+old_names() {	# x86-64-stosq/movsq: the old names, described as REP STOSB/MOVSB
+	local o
+	o=$("$out/perf" bench mem memset -f list; "$out/perf" bench mem memcpy -f list) 2>&1
+	grep -E 'x86-64-(stos|movs)[bq]' <<<"$o"
+	grep -Eq 'x86-64-stosq.*REP STOSB' <<<"$o" && grep -Eq 'x86-64-movsq.*REP MOVSB' <<<"$o" &&
+		! grep -Eqi 'movsq-based|stosq-based' <<<"$o"
+}
 gbs() {	# the 1 GiB movnt memset the issue asks for, as perf prints it
 	local o
 	o=$("$out/perf" bench mem memset -f x86-64-movnt -s 1GB -l 5)
@@ -63,8 +71,9 @@ memcheck() {
 {
 	echo "KTAP version 1"
 	t tools_mem_copies_in_sync in_sync
-	t memset_names names memset x86-64-unrolled x86-64-stosb x86-64-movnt
-	t memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movnt
+	t memset_names names memset x86-64-unrolled x86-64-stosb x86-64-stosq x86-64-movnt
+	t memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movsq x86-64-movnt
+	t old_names_say_what_they_run old_names
 	t memset_movnt_1GB_prints_GB_per_sec gbs
 	t memcheck_perf_objects_equal_glibc memcheck
 	echo "# perf: $pass passed, $fail failed"
