@@ -69,15 +69,15 @@ bench: realise
 selftests: realise
 	@$(S)/selftests.sh run
 
-## make check      checkpatch, bisect, matrix, harness, perf, selftests (BISECT=0: no bisect)
-check: build
+## make check      checkpatch, bisect, build, matrix, harness, perf, selftests (BISECT=0: no bisect)
+check: realise
 	@$(S)/check.sh
 
 ## make demo       deps, realise, build, boot $(CPU) and show the decision
 demo: boot-cpu build
 	@$(S)/initramfs.sh
 	@$(S)/boot.sh -q '$(CPU)' && r=0 || r=1; \
-	  grep -E '^NT-FACT|x86/nt: NT stores|^(not )?ok [0-9]+ ' build/logs/boot-$(CPU).log; \
+	  grep -E '^NT-FACT|x86/nt: (NT stores|cold)|^(not )?ok [0-9]+ ' build/logs/boot-$(CPU).log; \
 	  echo "console log: build/logs/boot-$(CPU).log"; exit $$r
 
 ## make export     write the tree's commits back to patches/

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Build the realised tree out of tree: tinyconfig + config/*.config.
+# Build the realised tree out of tree: tinyconfig + $FRAGMENTS (default
+# config/nt.config, the bootable guest), target $TARGET (default bzImage).
 # Prints the compiler's warnings; fails on any error.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || [ -f "$SRC/Makefile" ] || die "no realised tree at $SRC: run 'make realise' first"
 mkdir -p "$OBJ"
-frags=$(ls "$TOP"/config/*.config)
+frags=${FRAGMENTS:-$TOP/config/nt.config}
+target=${TARGET:-bzImage}
 stamp=$OBJ/.nt-config-stamp
 want=$(cat $frags | sha1sum | cut -d' ' -f1)
 kconfigs=$(cd "$SRC" && git ls-files 'Kconfig*' '*/Kconfig*' 2>/dev/null || find . -name 'Kconfig*')
@@ -44,10 +46,11 @@ if ! config_ok 2>/dev/null; then
 	config_ok || die "config fragment options did not take (missing dependency?)"
 fi
 
-note "building bzImage in $OBJ ($JOBS jobs)"
-if ! kmake -s bzImage >"$OBJ/build.log" 2>&1; then
+note "building $target in $OBJ ($JOBS jobs)"
+if ! kmake -s "$target" >"$OBJ/build.log" 2>&1; then
 	grep -E 'error|Error' "$OBJ/build.log" | head -30 >&2
 	die "kernel build failed (log: $OBJ/build.log)"
 fi
 grep -v '^Kernel: ' "$OBJ/build.log" >&2 || true
-ls -l "$OBJ/arch/x86/boot/bzImage" >&2
+[ "$target" = bzImage ] && ls -l "$OBJ/arch/x86/boot/bzImage" >&2
+exit 0

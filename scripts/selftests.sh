@@ -5,17 +5,24 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
-out=$BUILD/selftests-mm
-hdr=$BUILD/headers
+# OUT_DIR: build there only (the bisect stage), nothing staged or run.
+out=${OUT_DIR:-$BUILD/selftests-mm}
+hdr=${OUT_DIR:+$OUT_DIR/headers}
+hdr=${hdr:-$BUILD/headers}
 mkdir -p "$out" "$BUILD/guest-extra/bin" "$BUILD/results" "$BUILD/logs"
 [ -f "$SRC/tools/testing/selftests/mm/pf-hugetlb.c" ] || die "the series has no pf-hugetlb.c yet"
 # make headers, out of tree
 make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || die "make headers failed"
-# Only our test: building all of mm/ in 6.12 also needs khugepaged.c to
-# include kselftest.h, which is not this series' business.
-make -s -C "$SRC/tools/testing/selftests/mm" OUTPUT="$out" \
+# Only our test, not all of mm/, whose other tests are not this series'
+# business; its warnings fail the build.
+blog=$out/build.log
+make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$out" \
 	KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \
-	"$out/pf-hugetlb" || die "pf-hugetlb build failed"
+	"$out/pf-hugetlb" >"$blog" 2>&1 || { cat "$blog" >&2; die "pf-hugetlb build failed"; }
+if grep -E 'pf-hugetlb\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
+	die "pf-hugetlb.c builds with warnings"
+fi
+[ -n "${OUT_DIR:-}" ] && exit 0
 cp "$out/pf-hugetlb" "$BUILD/guest-extra/bin/pf-hugetlb"
 
 [ "${1:-}" = run ] || exit 0
