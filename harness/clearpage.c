@@ -546,10 +546,12 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d; clear_pages = %s, cold = %s (as nt_decide())\n",
 	       vendor, fam, model, step, have_erms(), have_clzero(),
 	       clear_pages_variant()->name, cold);
-	printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %s%s\n",
-	       reps, unit ? "unit of " : "buffer", unit ? "" : "");
 	if (unit)
-		printf("# unit: %zu MiB; copy_mc per 4 KiB page\n", unit / MIB);
+		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit; copy_mc per 4 KiB page\n",
+		       reps, unit / MIB);
+	else
+		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per buffer; copy_mc per 4 KiB page\n",
+		       reps);
 	printf("%-8s", "MiB");
 	for (i = 0; i < nv; i++)
 		printf(" %21s", vars[i].name);
