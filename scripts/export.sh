@@ -28,21 +28,23 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-br=$(git -C "$SRC" symbolic-ref --short HEAD)
 
-# format_series RANGE DIR COVER-TEXT BASE-ARGS...
+# format_series FROM TO DIR COVER-TEXT BASE-ARGS...
 format_series() {
-	local range=$1 dir=$2 cover_txt=$3 cover=()
-	shift 3
+	local from=$1 to=$2 dir=$3 cover_txt=$4 cover=() b=nt-export-$3
+	shift 4
 	mkdir -p "$tmp/$dir"
+	# format-patch takes the cover letter's subject and body from the
+	# description of the branch the range ends at: a branch of its own.
+	git -C "$SRC" branch -f "$b" "$to"
 	if [ -f "$cover_txt" ]; then
-		# format-patch takes the cover letter's subject and body from the
-		# branch description.
-		git -C "$SRC" config "branch.$br.description" "$(cat "$cover_txt")"
+		git -C "$SRC" config "branch.$b.description" "$(cat "$cover_txt")"
 		cover=(--cover-letter --cover-from-description=subject)
 	fi
 	git -C "$SRC" -c core.abbrev=12 format-patch -q -o "$tmp/$dir" --zero-commit --no-signature \
-		"$@" "${cover[@]}" "$range"
+		"$@" "${cover[@]}" "$from..$b"
+	git -C "$SRC" branch -q -D "$b"
+	local range=$from..$to
 	# format-patch stamps the cover letter with the current time; pin it to
 	# the last commit's author date so that re-exporting changes nothing.
 	if [ -f "$tmp/$dir/0000-cover-letter.patch" ]; then
@@ -50,7 +52,7 @@ format_series() {
 		sed -i -e "0,/^Date: .*/s//Date: $d/" -e '/^Message-Id: /d' "$tmp/$dir/0000-cover-letter.patch"
 	fi
 }
-format_series "base..$split" kernel "$PATCHES/cover-letter.txt" --base=base
+format_series base "$split" kernel "$PATCHES/cover-letter.txt" --base=base
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
@@ -59,7 +61,7 @@ mkdir -p "$PATCHES/perf"
 rm -f "$PATCHES"/perf/[0-9][0-9][0-9][0-9]-*.patch
 if [ "$np" -gt 0 ]; then
 	# The perf patches touch only tools/perf/ and apply to base as well.
-	format_series "$split..HEAD" perf "$PATCHES/perf/cover-letter.txt"
+	format_series "$split" HEAD perf "$PATCHES/perf/cover-letter.txt"
 	cp "$tmp"/perf/*.patch "$PATCHES/perf/"
 	(cd "$tmp/perf" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/perf/series"
 else
