@@ -11,8 +11,13 @@ hdr=${OUT_DIR:+$OUT_DIR/headers}
 hdr=${hdr:-$BUILD/headers}
 mkdir -p "$out" "$BUILD/guest-extra/bin" "$BUILD/results" "$BUILD/logs"
 [ -f "$SRC/tools/testing/selftests/mm/pf-hugetlb.c" ] || die "the series has no pf-hugetlb.c yet"
-# make headers, out of tree
-make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || die "make headers failed"
+# make headers, out of tree (again only when the tree's uapi changed)
+stamp=$hdr/.nt-stamp
+want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$hdr/usr/include" ]; then
+	make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || die "make headers failed"
+	echo "$want" >"$stamp"
+fi
 # Only our test, not all of mm/, whose other tests are not this series'
 # business; its warnings fail the build.
 blog=$out/build.log
