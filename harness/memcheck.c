@@ -30,9 +30,11 @@ typedef void *(*memcpy_t)(void *, const void *, size_t);
 /* From perf's bench objects: the names the kernel source gives them. */
 void *memset_orig(void *, int, size_t);
 void *__memset(void *, int, size_t);
+void *__memset_stosq(void *, int, size_t);
 void *memset_movnti(void *, int, size_t);
 void *memcpy_orig(void *, const void *, size_t);
 void *__memcpy(void *, const void *, size_t);
+void *__memcpy_movsq(void *, const void *, size_t);
 void *memcpy_movnti(void *, const void *, size_t);
 
 /*
