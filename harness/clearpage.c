@@ -9,8 +9,9 @@
  *    __clear_pages_unrolled() over an extent, %rdi start, %rcx length,
  *    %rax zero; folio_zero_user() calls it per 32 MiB unit under
  *    cooperative preemption (PROCESS_PAGES_NON_PREEMPT_BATCH);
- *  - clear_pages_cold(): __clear_pages_movnti() or __clear_pages_clzero(),
- *    the same registers, the same units, each ending with its own SFENCE;
+ *  - clear_pages_cold(): __clear_pages_movnti(), __clear_pages_clzero()
+ *    or __clear_pages_movdir64b(), the same registers, the same units,
+ *    each ending with its own SFENCE;
  *  - the CoW copy: copy_mc_enhanced_fast_string() per 4 KiB page (the
  *    cached copy_mc_user_highpage()), copy_mc_movnti() per unit (cold).
  *
@@ -36,9 +37,14 @@
 #define PAGE	4096UL
 #define MIB	(1UL << 20)
 
+/* The kernel's zero page, the source of __clear_pages_movdir64b(). */
+const uint8_t empty_zero_page[PAGE] __attribute__((aligned(PAGE)));
+
 /* From the kernel tree: C calling convention. */
 unsigned long copy_mc_enhanced_fast_string(void *to, const void *from, unsigned int len);
 unsigned long copy_mc_movnti(void *to, const void *from, unsigned long len);
+/* From cand/probes.S: the MOVDIR64B copy, measured, not in the series. */
+unsigned long copy_movdir64b_cand(void *to, const void *from, unsigned long len);
 
 /*
  * From the kernel tree: clear_pages()'s convention (%rdi, %rcx, %rax = 0),
@@ -78,6 +84,21 @@ static unsigned long clear_clzero(void *p, size_t len)
 	return CLEAR_CALL("call __clear_pages_clzero", p, len);
 }
 
+static unsigned long clear_movdir64b(void *p, size_t len)
+{
+	return CLEAR_CALL("call __clear_pages_movdir64b", p, len);
+}
+
+/* From cand/probes.S: the VMOVNTDQ limit probe, never a kernel candidate. */
+static unsigned long clear_vmovntdq(void *p, size_t len)
+{
+	unsigned long z = 0;
+
+	__asm__ volatile("call __clear_pages_vmovntdq_probe"
+			 : "+D" (p), "+c" (len), "+a" (z) : : "xmm0", "cc", "memory");
+	return z;
+}
+
 static bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int bit)
 {
 	unsigned int r[4];
@@ -88,6 +109,8 @@ static bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int bit)
 }
 
 static bool have_erms(void) { return cpuid_bit(7, 0, 1, 9); }
+static bool have_movdir64b(void) { return cpuid_bit(7, 0, 2, 28); }
+static bool have_avx(void) { return __builtin_cpu_supports("avx"); }
 
 /* CLZERO, with the 64-byte line X86_FEATURE_NT_CLZERO also asks for. */
 static bool have_clzero(void)
@@ -98,6 +121,8 @@ static bool have_clzero(void)
 		return false;
 	return ((b >> 8) & 0xff) * 8 == 64;
 }
+
+static bool have_all(void) { return true; }
 
 static void cpu_ident(char *vendor, unsigned int *fam, unsigned int *model,
 		      unsigned int *step)
@@ -123,7 +148,7 @@ static void cpu_ident(char *vendor, unsigned int *fam, unsigned int *model,
  * nt_decide() of arch/x86/kernel/cpu/nt_quirks.c for this CPU: NT-bad on
  * the parts of nt_bad_cpus[] (harness.sh checks that the table still has
  * exactly these entries), CLZERO where the CPU has it with 64-byte lines,
- * MOVNTI otherwise.
+ * then MOVDIR64B where it has that, MOVNTI otherwise.
  */
 static const char *kernel_cold_choice(void)
 {
@@ -134,22 +159,31 @@ static const char *kernel_cold_choice(void)
 	if (!strcmp(vendor, "GenuineIntel") && fam == 6 && model == 0x55 &&
 	    (step <= 0x7 || step == 0xa || step == 0xb))
 		return "clear_pages";
-	return have_clzero() ? "clzero" : "movnti";
+	if (have_clzero())
+		return "clzero";
+	return have_movdir64b() ? "movdir64b" : "movnti";
 }
 
 struct clear_variant {
 	const char *name;
 	unsigned long (*fn)(void *, size_t);
-	bool nt;
-	bool clzero;
+	bool nt;			/* weakly ordered: the ordering test */
+	bool (*have)(void);		/* this CPU can run it */
+	const char *lacks;		/* why not, when it cannot */
+	bool probe;			/* a limit probe, never a kernel candidate */
 };
 
 static const struct clear_variant clears[] = {
-	{ "stosb",	clear_stosb },
-	{ "stosq",	clear_stosq },
-	{ "unrolled",	clear_unrolled },
-	{ "movnti",	clear_movnti, true },
-	{ "clzero",	clear_clzero, true, true },
+	{ "stosb",	clear_stosb, false, have_all },
+	{ "stosq",	clear_stosq, false, have_all },
+	{ "unrolled",	clear_unrolled, false, have_all },
+	{ "movnti",	clear_movnti, true, have_all },
+	{ "clzero",	clear_clzero, true, have_clzero,
+	  "this CPU has no CLZERO with 64-byte lines" },
+	{ "movdir64b",	clear_movdir64b, true, have_movdir64b,
+	  "this CPU has no MOVDIR64B (CPUID.7.0:ECX[28])" },
+	{ "vmovntdq",	clear_vmovntdq, true, have_avx,
+	  "this CPU has no AVX", true },
 };
 #define NR_CLEARS (sizeof(clears) / sizeof(clears[0]))
 
@@ -296,13 +330,13 @@ static int cmd_correct(void)
 	char why[160];
 	size_t k;
 
-	printf("KTAP version 1\n1..%zu\n", NR_CLEARS + 2);
+	printf("KTAP version 1\n1..%zu\n", NR_CLEARS + 3);
 	for (k = 0; k < NR_CLEARS; k++) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "clear_%s", clears[k].name);
-		if (clears[k].clzero && !have_clzero()) {
-			skip(name, "this CPU has no CLZERO with 64-byte lines");
+		if (!clears[k].have()) {
+			skip(name, clears[k].lacks);
 			continue;
 		}
 		why[0] = 0;
@@ -312,6 +346,11 @@ static int cmd_correct(void)
 	result(!check_copy(copy_erms, why, sizeof(why)), "copy_mc_enhanced_fast_string", why);
 	why[0] = 0;
 	result(!check_copy(copy_mc_movnti, why, sizeof(why)), "copy_mc_movnti", why);
+	why[0] = 0;
+	if (have_movdir64b())
+		result(!check_copy(copy_movdir64b_cand, why, sizeof(why)), "copy_movdir64b", why);
+	else
+		skip("copy_movdir64b", "this CPU has no MOVDIR64B (CPUID.7.0:ECX[28])");
 	printf("# correct: %d passed, %d failed, %d skipped\n",
 	       ktap_n - ktap_fail - ktap_skip, ktap_fail, ktap_skip);
 	return ktap_fail ? 1 : 0;
@@ -404,10 +443,10 @@ static void order_one(const struct clear_variant *v, const char *label, long tri
 	char name[64], why[160];
 
 	snprintf(name, sizeof(name), "order_%s", label);
-	if (v && v->clzero && !have_clzero()) {
-		skip(name, "this CPU has no CLZERO with 64-byte lines");
+	if (v && !v->have()) {
+		skip(name, v->lacks);
 		snprintf(name, sizeof(name), "order_%s_control", label);
-		skip(name, "this CPU has no CLZERO with 64-byte lines");
+		skip(name, v->lacks);
 		return;
 	}
 	stale = run_order(v, ORDER_FENCED, trials, 1);
@@ -422,9 +461,10 @@ static void order_one(const struct clear_variant *v, const char *label, long tri
 
 static int cmd_order(long trials)
 {
-	printf("KTAP version 1\n1..6\n");
+	printf("KTAP version 1\n1..8\n");
 	order_one(clear_by_name("movnti"), "clear_movnti", trials);
 	order_one(clear_by_name("clzero"), "clear_clzero", trials);
+	order_one(clear_by_name("movdir64b"), "clear_movdir64b", trials);
 	order_one(NULL, "copy_mc_movnti", trials);
 	printf("# order: %d passed, %d failed, %d skipped\n",
 	       ktap_n - ktap_fail - ktap_skip, ktap_fail, ktap_skip);
@@ -505,8 +545,11 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 		{ "unrolled", clear_by_name("unrolled") },
 		{ "movnti", clear_by_name("movnti") },
 		{ "clzero", clear_by_name("clzero") },
+		{ "movdir64b", clear_by_name("movdir64b") },
+		{ "vmovntdq", clear_by_name("vmovntdq") },
 		{ "copy_mc", NULL, copy_erms, PAGE },
 		{ "copy_mc_movnti", NULL, copy_mc_movnti, 0 },
+		{ "copy_movdir64b", NULL, copy_movdir64b_cand, 0 },
 	};
 	const int nall = sizeof(all) / sizeof(all[0]);
 	struct bvar vars[16];
@@ -525,26 +568,29 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 			if (i == nall) {
 				fprintf(stderr, "bench: unknown variant '%s'\n", t);
 				ok = false;
-			} else if (all[i].clear && all[i].clear->clzero && !have_clzero()) {
-				fprintf(stderr, "bench: '%s' needs CLZERO, which this CPU does not have\n", t);
+			} else if (all[i].clear && !all[i].clear->have()) {
+				fprintf(stderr, "bench: '%s': %s\n", t, all[i].clear->lacks);
 				ok = false;
 			}
 		}
 		free(l);
 		if (!ok) {
-			fprintf(stderr, "bench: variants: clear_pages cold stosb stosq unrolled movnti clzero copy_mc copy_mc_movnti\n");
+			fprintf(stderr, "bench: variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 			return 2;
 		}
 	}
 	for (i = 0; i < nall; i++) {
-		if (all[i].clear && all[i].clear->clzero && !have_clzero())
+		if (all[i].clear && !all[i].clear->have()) {
+			if (!only)
+				printf("# %s skipped: %s\n", all[i].name, all[i].clear->lacks);
 			continue;
+		}
 		if (only ? in_list(only, all[i].name) : !!all[i].clear)
 			vars[nv++] = all[i];
 	}
 	cpu_ident(vendor, &fam, &model, &step);
-	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d; clear_pages = %s, cold = %s (as nt_decide())\n",
-	       vendor, fam, model, step, have_erms(), have_clzero(),
+	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; clear_pages = %s, cold = %s (as nt_decide())\n",
+	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
 	       clear_pages_variant()->name, cold);
 	if (unit)
 		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit; copy_mc per 4 KiB page\n",
@@ -595,6 +641,7 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 			else if (!strcmp(vars[i].name, "cold"))
 				cv = i;
 			else if (strcmp(vars[i].name, "stosq") && strcmp(vars[i].name, "unrolled") &&
+				 !vars[i].clear->probe &&
 				 (fastest < 0 || med[i] > med[fastest]))
 				fastest = i;	/* the kernel candidates */
 		}
@@ -620,7 +667,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
 		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-u unit MiB, 0: whole buffer] [-x]\n"
-		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero copy_mc copy_mc_movnti\n");
+		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 }
 
 int main(int argc, char **argv)
