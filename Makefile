@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench perf bench selftests check export status clean distclean help
+	harness harness-bench harness-calibrate perf bench selftests check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -57,11 +57,16 @@ harness-bench: realise
 	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
 	@build/harness/clearpage bench $(BENCH_ARGS)
 
+## make harness-calibrate  nt_stores=calibrate's procedure and decision on this CPU, checked (CAL_ARGS=...)
+harness-calibrate: realise
+	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
+	@build/harness/clearpage calibrate $(or $(CAL_ARGS),-r 5 -s 128,1024,4096)
+
 ## make perf       build perf from the tree (build/perf/perf) and check its bench mem
 perf: realise
 	@$(S)/perf.sh check
 
-## make bench      perf bench mem memset table + plot on this host (SIZES= RUNS= ...)
+## make bench      perf bench mem, hugetlb faults and harness touch tables + PNGs on this host (SIZES= RUNS= ...)
 bench: realise
 	@$(S)/bench.sh
 

@@ -19,6 +19,10 @@
  *   clearpage order [-n trials]  NT routine (its own SFENCE), then publish:
  *                                no stale reads; a control that must see some
  *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-u unit MiB] [-x]
+ *   clearpage calibrate [-r reps] [-s MiB,...]
+ *                                nt_stores=calibrate's measurement and
+ *                                nt_cal_pick() on this CPU, against the
+ *                                fastest routine measured at each size
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -33,6 +37,9 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The tree's calibration decision, the very code the kernel runs. */
+#include "nt_calibrate.h"
 
 #define PAGE	4096UL
 #define MIB	(1UL << 20)
@@ -662,11 +669,186 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	return 0;
 }
 
+/* ---- calibrate ---- */
+
+/* The kernel's routine for each nt_cal_routine, by harness name. */
+static const char *const cal_names[NT_CAL_NR] = {
+	[NT_CAL_CACHED] = "clear_pages", [NT_CAL_MOVNTI] = "movnti",
+	[NT_CAL_MOVDIR64B] = "movdir64b", [NT_CAL_CLZERO] = "clzero",
+};
+
+static const struct clear_variant *cal_variant(int r)
+{
+	return r == NT_CAL_CACHED ? clear_pages_variant() : clear_by_name(cal_names[r]);
+}
+
+/*
+ * nt_cal_llc_kb() of the tree's nt_calibrate.c, in userspace: the largest
+ * cache of CPUID leaf 4 (0x8000001d on AMD and Hygon, with TOPOEXT), else
+ * the larger of 0x80000006's L2 (x86_cache_size there) and L3.
+ */
+static unsigned long cal_llc_kb(void)
+{
+	unsigned int a, b, c, d, i, max = __get_cpuid_max(0, NULL);
+	unsigned long kb = 0;
+	char vendor[13];
+	bool amd;
+
+	cpu_ident(vendor, &a, &b, &c);
+	amd = !strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine");
+	if (amd ? cpuid_bit(0x80000001, 0, 2, 22) : max >= 4) {
+		for (i = 0; i < 8; i++) {
+			__cpuid_count(amd ? 0x8000001d : 4, i, a, b, c, d);
+			if (!(a & 0x1f))
+				break;
+			unsigned long long sz = ((unsigned long long)(b >> 22) + 1) *
+						(((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1ULL);
+			if (sz >> 10 > kb)
+				kb = sz >> 10;
+		}
+		if (kb)
+			return kb;
+	}
+	if (__get_cpuid(0x80000006, &a, &b, &c, &d)) {
+		kb = c >> 16;
+		if ((d >> 18) * 512UL > kb)
+			kb = (d >> 18) * 512UL;
+	}
+	return kb;
+}
+
+/* One pass of @v over @len bytes, per 4 MiB chunk as the kernel's calibration. */
+static uint64_t cal_pass(const struct clear_variant *v, uint8_t *buf, size_t len)
+{
+	double t0 = now(), t;
+	size_t off;
+
+	for (off = 0; off < len; off += 4 * MIB)
+		v->fn(buf + off, 4 * MIB);
+	t = now() - t0;
+	return t > 0 ? (uint64_t)(len / t / 1e6) : 0;
+}
+
+static int cal_table(void)
+{
+	const char *k = kernel_cold_choice();
+	int r;
+
+	for (r = 0; r < NT_CAL_NR; r++)
+		if (!strcmp(k, cal_names[r]))
+			return r;
+	return NT_CAL_CACHED;
+}
+
+/*
+ * What nt_stores=calibrate does at boot, on this CPU: a buffer of twice
+ * the LLC and at least 64 MiB, a warm-up pass, 3 interleaved rounds, the
+ * best of each routine, and nt_cal_pick() of the tree. Then, as the
+ * check of that pick, each routine's median over @reps interleaved runs at
+ * each of @sizes (per 32 MiB unit, as folio_zero_user() clears): the pick
+ * should be the fastest, or within 5% of it, from 128 MiB up.
+ */
+static int cmd_calibrate(int reps, const char *sizes)
+{
+	uint64_t mbps[NT_CAL_NR] = { 0 };
+	unsigned long llc = cal_llc_kb();
+	size_t len = 2 * llc * 1024;
+	int run[NT_CAL_NR], nr = 0, r, i, k, pick, table = cal_table(), bad = 0;
+	char vendor[13], *list, *tok, *save;
+	unsigned int fam, model, step;
+	uint8_t *buf;
+	double t0, ms, quiet;
+
+	if (len < 64 * MIB)
+		len = 64 * MIB;
+	len = (len + 4 * MIB - 1) & ~(4 * MIB - 1);
+	for (r = 0; r < NT_CAL_NR; r++)
+		if (cal_variant(r) && cal_variant(r)->have())
+			run[nr++] = r;
+
+	cpu_ident(vendor, &fam, &model, &step);
+	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; the table's choice: %s\n",
+	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
+	       cal_names[table]);
+	buf = xmap(len);
+	t0 = now();
+	cal_pass(clear_pages_variant(), buf, len);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < nr; i++) {
+			r = run[(i + k) % nr];
+			uint64_t v = cal_pass(cal_variant(r), buf, len);
+
+			if (v > mbps[r])
+				mbps[r] = v;
+		}
+	ms = (now() - t0) * 1e3;
+	/* What the passes cost at the best rates: the time on a quiet machine. */
+	for (i = 0, quiet = len / 1e6 / mbps[NT_CAL_CACHED] * 1e3; i < nr; i++)
+		quiet += 3 * (len / 1e6 / mbps[run[i]] * 1e3);
+	munmap(buf, len);
+	pick = nt_cal_pick(mbps, table, NT_CAL_MARGIN_PCT);
+	printf("# calibration as at boot: %zu MiB (2 x %luK LLC, at least 64 MiB), best of 3 rounds, %.0f ms (%.0f ms at the best rates)\n",
+	       len / MIB, llc, ms, quiet);
+	for (i = 0; i < nr; i++)
+		printf("#   %-11s %llu MB/s\n", cal_names[run[i]], (unsigned long long)mbps[run[i]]);
+	printf("# nt_cal_pick(): %s (%s the table's %s, margin %d%%)\n", cal_names[pick],
+	       pick == table ? "as" : "overruling", cal_names[table], NT_CAL_MARGIN_PCT);
+
+	printf("# check: GB/s, median of %d interleaved runs (min-max), per 32 MiB unit\n", reps);
+	printf("%-8s", "MiB");
+	for (i = 0; i < nr; i++)
+		printf(" %21s", cal_names[run[i]]);
+	printf("  %-11s %s\n", "fastest", "pick/fastest");
+	list = strdup(sizes);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t mib = strtoul(tok, NULL, 0), blen = mib * MIB;
+		double res[NT_CAL_NR][64], med[NT_CAL_NR];
+		int fastest = -1;
+		struct bvar bv;
+
+		if (!mib || reps < 1 || reps > 64) {
+			fprintf(stderr, "calibrate: bad size '%s' or reps %d\n", tok, reps);
+			return 2;
+		}
+		buf = xmap(blen);
+		memset(&bv, 0, sizeof(bv));
+		for (k = -1; k < reps; k++)
+			for (i = 0; i < nr; i++) {
+				r = run[(i + (k < 0 ? 0 : k)) % nr];
+				bv.clear = cal_variant(r);
+				double g = bench_one(&bv, buf, NULL, blen);
+
+				if (k >= 0)
+					res[r][k] = g;
+			}
+		printf("%-8zu", mib);
+		for (i = 0; i < nr; i++) {
+			r = run[i];
+			qsort(res[r], reps, sizeof(double), cmp_double);
+			med[r] = res[r][reps / 2];
+			printf(" %7.2f (%5.1f-%5.1f)", med[r], res[r][0], res[r][reps - 1]);
+			if (fastest < 0 || med[r] > med[fastest])
+				fastest = r;
+		}
+		printf("  %-11s %.3f%s\n", cal_names[fastest], med[pick] / med[fastest],
+		       mib >= 128 && med[pick] < 0.95 * med[fastest] ? "  (pick more than 5% slower)" : "");
+		if (mib >= 128 && med[pick] < 0.95 * med[fastest])
+			bad++;
+		munmap(buf, blen);
+		fflush(stdout);
+	}
+	free(list);
+	printf("# calibrate: the pick (%s) is %s from 128 MiB up\n", cal_names[pick],
+	       bad ? "more than 5% slower than the fastest at some size" : "the fastest or within 5% of it");
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
 		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-u unit MiB, 0: whole buffer] [-x]\n"
+		   "       clearpage calibrate [-r reps] [-s MiB,MiB,...]\n"
 		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 }
 
@@ -704,6 +886,8 @@ int main(int argc, char **argv)
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(reps, sizes, only, raw);
+	if (!strcmp(argv[1], "calibrate"))
+		return cmd_calibrate(reps, sizes);
 	usage(stderr);
 	return 2;
 }
