@@ -1,40 +1,78 @@
 #!/usr/bin/env bash
-# make bench: the seed's "perf bench mem memset" comparison, on this host,
-# with perf built from the realised tree; then the kernel's clear routines
-# from userspace (harness: clear_pages() and the cold ones, per 32 MiB unit,
-# with CLZERO where the CPU has it) and the host kernel's own
-# hugetlb fault throughput (pf-hugetlb). Prints the tables, writes a PNG.
+# make bench: on this host, with perf and the harness built from the
+# realised tree,
+#   a. the seed's "perf bench mem memset" table (and memcpy with SUITE), one
+#      call over a buffer of 4 KiB pages as the seed ran it, beside 7.3's
+#      options as the kernel clears: -k 32MB (one call per 32 MiB, as
+#      clear_pages() is called) on -p 2MB hugetlb pages;
+#   b. the host kernel's own fault path: "perf bench mem mmap -f demand" on
+#      2 MiB (and 1 GiB, where the host offers them) hugetlb pages beside
+#      pf-hugetlb on the same sizes, and whether the two agree;
+#   c. the harness (harness/touch.c): fault-then-touch and CoW
+#      copy-then-touch with mainline's cached routines and the cold ones
+#      (MOVNTI, and CLZERO and MOVDIR64B where the CPU has them), and the
+#      cache pollution a co-runner on the other CPU sees;
+#   d. a PNG per table.
+# Progress on stderr, tables on stdout.
 #
 # Settings (make variables or environment):
-#   SIZES=16M,128M,1G,4G   sizes, in M or G (MiB, GiB)
-#   RUNS=5                 runs of each variant at each size, interleaved
-#   LOOPS=1                perf's -l (the harness makes one pass). perf's
-#                          memset writes the loop index (0, 1, 2, ...), so only
-#                          -l 1 writes zeros, as page clearing does: the
-#                          seed's setting, and on AMD Zen REP STOSB of zeros
-#                          runs about twice as fast as of any other byte
-#   SUITE=memset           or memcpy
-#   VARIANTS=...           perf's x86-64-* names without the prefix;
-#                          memset: stosb,unrolled,movnt  memcpy: movsb,unrolled,movnt
-#   HARNESS=1 HUGETLB=1    0 leaves out the harness / pf-hugetlb parts
-# Output: build/bench/<suite>.{txt,png}, raw runs in build/bench/<suite>.runs
+#   SIZES=16M,128M,1G,4G   a. and b.: sizes, in M or G (MiB, GiB)
+#   RUNS=5                 runs of everything, variants interleaved (1-50)
+#   LOOPS=1                perf's -l. perf's memset writes the loop index
+#                          (0, 1, 2, ...), so only -l 1 writes zeros, as page
+#                          clearing does: the seed's setting, and on AMD Zen
+#                          REP STOSB of zeros runs about twice as fast as of
+#                          any other byte
+#   SUITE=memset           a.: memset, memcpy, or memset,memcpy (memcpy
+#                          doubles a.'s time: two buffers to fault in)
+#   VARIANTS=stosb,unrolled,movnt   perf's x86-64-* names without the
+#                          prefix; memcpy runs movsb for stosb
+#   CHUNK=32MB PAGE=2MB    a.: the second column's -k and -p (CHUNK=0: one
+#                          call; PAGE=4KB: 4 KiB pages; both: no column)
+#   HUGETLB=1 HARNESS=1    0 leaves out b. / c.
+#   FOLIOS=16K,64K,256K,1M,2M,32M,1G   c.: folio sizes (touch -s)
+#   FAULT=start            c.: where the fault is: start, middle or end
+#   WS=                    c.: the co-runner's working sets (touch -w;
+#                          default: 1/8, 1/4, 1/2 of the LLC, and of L2
+#                          where the LLC the system reports is unrealistic)
+#   POLLUTE_SECS=0.3       c.: seconds a pollution measurement
+# Output in build/bench/: bench.txt (the tables), bench.runs (every run),
+# bench.sum (median, min, max, pstdev), touch-{fault,copy,pollute}.out
+# (touch's own output), and memset.png (memcpy.png), faults.png,
+# touch-fault.png, touch-copy.png, pollute.png.
+#
+# Hugetlb pools: raised for the parts that need them (the perf -p rows and
+# b.) and put back right after, and by the trap on EXIT, INT and TERM, which
+# also stops the running child first.
 . "$(dirname "$0")/lib.sh"
 
-suite=${SUITE:-memset}
-case $suite in
-memset) known="stosb unrolled movnt"; base=stosb ;;
-memcpy) known="movsb unrolled movnt"; base=movsb ;;
-*) die "SUITE=$suite: unknown, use memset or memcpy" ;;
-esac
-sizes=${SIZES:-16M,128M,1G,4G}
-runs=${RUNS:-5}
-loops=${LOOPS:-1}
-variants=${VARIANTS:-${known// /,}}
-[ "$suite" = memset ] || HARNESS=0 HUGETLB=0	# those two clear, they do not copy
+# Unset: the default; set but empty: refused below (WS= is the default).
+sizes=${SIZES-16M,128M,1G,4G}
+runs=${RUNS-5}
+loops=${LOOPS-1}
+suite_list=${SUITE-memset}
+variants=${VARIANTS-stosb,unrolled,movnt}
+chunk=${CHUNK-32MB}
+page=${PAGE-2MB}
+hugetlb=${HUGETLB-1}
+harness=${HARNESS-1}
+folios=${FOLIOS-16K,64K,256K,1M,2M,32M,1G}
+fault=${FAULT-start}
+wsets=${WS-}
+psecs=${POLLUTE_SECS-0.3}
 
+# --- settings, all checked before anything runs -----------------------------
 [[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] && [ "$runs" -le 50 ] ||
 	die "RUNS=$runs: want a number of runs from 1 to 50"
 [[ $loops =~ ^[1-9][0-9]*$ ]] || die "LOOPS=$loops: want a number of loops, at least 1"
+suites=()
+for s in ${suite_list//,/ }; do
+	case $s in
+	memset|memcpy) [[ " ${suites[*]} " = *" $s "* ]] || suites+=("$s") ;;
+	*) die "SUITE: unknown suite '$s', use memset, memcpy or memset,memcpy" ;;
+	esac
+done
+[ ${#suites[@]} -gt 0 ] || die "SUITE is empty"
 mibs=()
 for s in ${sizes//,/ }; do
 	if [[ $s =~ ^([1-9][0-9]*)[Mm][Bb]?$ ]]; then mibs+=("${BASH_REMATCH[1]}")
@@ -42,32 +80,82 @@ for s in ${sizes//,/ }; do
 	else die "SIZES: unknown size '$s' (use sizes like 16M, 128M, 1G, 4G)"; fi
 done
 [ ${#mibs[@]} -gt 0 ] || die "SIZES is empty"
+mapfile -t mibs < <(printf '%s\n' "${mibs[@]}" | sort -nu)
 vars=()
 for v in ${variants//,/ }; do
 	v=${v#x86-64-}
-	[[ " $known " = *" $v "* ]] || die "VARIANTS: unknown $suite variant '$v' (known: $known)"
-	vars+=("$v")
+	[ "$v" = movsb ] && v=stosb
+	[[ " stosb unrolled movnt " = *" $v "* ]] ||
+		die "VARIANTS: unknown variant '$v' (known: stosb (movsb), unrolled, movnt)"
+	[[ " ${vars[*]} " = *" $v "* ]] || vars+=("$v")
 done
 [ ${#vars[@]} -gt 0 ] || die "VARIANTS is empty"
+# CHUNK in KiB (0: one call), PAGE as perf spells it
+if [ "$chunk" = 0 ]; then chunk_kb=0
+elif [[ $chunk =~ ^([1-9][0-9]*)([KkMmGg])[Bb]?$ ]]; then
+	case ${BASH_REMATCH[2]} in
+	[Kk]) chunk_kb=${BASH_REMATCH[1]} ;;
+	[Mm]) chunk_kb=$((BASH_REMATCH[1] * 1024)) ;;
+	*) chunk_kb=$((BASH_REMATCH[1] * 1024 * 1024)) ;;
+	esac
+else die "CHUNK=$chunk: want 0 or a size like 32MB"; fi
+case ${page^^} in
+4K|4KB) page=4KB ;;
+2M|2MB) page=2MB ;;
+*) die "PAGE=$page: want 2MB or 4KB (perf's -p; 1 GiB pages are part b.'s)" ;;
+esac
+[[ $hugetlb =~ ^[01]$ ]] || die "HUGETLB=$hugetlb: want 0 or 1"
+[[ $harness =~ ^[01]$ ]] || die "HARNESS=$harness: want 0 or 1"
+case $fault in start|middle|end) ;; *) die "FAULT=$fault: want start, middle or end" ;; esac
+for f in ${folios//,/ }; do
+	[[ $f =~ ^([1-9][0-9]*)([KkMmGg])[Bb]?$ ]] ||
+		die "FOLIOS: unknown size '$f' (use sizes like 16K, 2M, 1G)"
+	kb=${BASH_REMATCH[1]}
+	case ${BASH_REMATCH[2]} in [Mm]) kb=$((kb * 1024)) ;; [Gg]) kb=$((kb * 1024 * 1024)) ;; esac
+	[ "$kb" -ge 4 ] && [ "$kb" -le $((16 * 1024 * 1024)) ] && [ $((kb & (kb - 1))) = 0 ] ||
+		die "FOLIOS: '$f' is not a power of two from 4K to 16G"
+done
+[ -n "${folios//,/}" ] || die "FOLIOS is empty"
+for w in ${wsets//,/ }; do
+	[[ $w =~ ^[1-9][0-9]*[KkMmGg]?[Bb]?$ ]] || die "WS: unknown size '$w' (use sizes like 256K, 32M)"
+done
+[[ $psecs =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$psecs" 'BEGIN { exit !(s >= 0.05 && s <= 10) }' ||
+	die "POLLUTE_SECS=$psecs: want 0.05 to 10 seconds"
 
-# Memory: perf holds the buffer (and a source for memcpy) plus its own
-# needs; the harness one buffer. Refuse up front rather than swap or OOM.
-max=0 min=${mibs[0]}
-for m in "${mibs[@]}"; do [ "$m" -gt $max ] && max=$m; [ "$m" -lt $min ] && min=$m; done
+# The second perf column: 7.3's -k and -p, as the kernel clears (per 32 MiB
+# call, through a huge-page mapping).
+kcol=""
+if [ "$chunk_kb" != 0 ]; then
+	if [ $((chunk_kb % 1024)) = 0 ]; then kcol="-k $((chunk_kb / 1024))MB"; else kcol="-k ${chunk_kb}KB"; fi
+fi
+[ "$page" = 2MB ] && kcol="$kcol${kcol:+ }-p 2MB"
+modes=(4k)
+[ -n "$kcol" ] && modes+=(kern)
+
+# Memory: refuse up front rather than swap or OOM. The 4 KiB-page perf runs
+# hold their buffers (two for memcpy); the hugetlb parts a pool as large; the
+# harness is checked by touch -n below, once it is built.
+max=0
+for m in "${mibs[@]}"; do [ "$m" -gt $max ] && max=$m; done
 bufs=1
-[ "$suite" = memcpy ] && bufs=2
-need=$(( max * bufs + 512 ))
+[[ " ${suites[*]} " = *" memcpy "* ]] && bufs=2
+need4k=$(( max * bufs + 512 ))
+need2m=0
+[ "$page" = 2MB ] && need2m=$(( max * bufs ))
+[ "$hugetlb" = 1 ] && [ $need2m -lt $max ] && need2m=$max
 avail=$(( $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) / 1024 ))
-[ $need -le $avail ] || die "$((max))M needs about ${need} MiB free for $suite, this host has ${avail} MiB available: drop it from SIZES"
+[ $need4k -le $avail ] || die "$max MiB needs about $need4k MiB free for ${suites[*]}, this host has $avail MiB available: drop it from SIZES"
+[ $((need2m + 512)) -le $avail ] || die "the hugetlb parts need a pool of $need2m MiB, this host has $avail MiB available: drop sizes, or PAGE=4KB HUGETLB=0"
 
 out=$BUILD/bench
 mkdir -p "$out"
-rm -f "$out/$suite".*
-runsf=$out/$suite.runs
+rm -f "$out"/bench.{txt,runs,sum} "$out"/{memset,memcpy,faults,touch-fault,touch-copy,pollute}.* \
+	"$out"/touch-{fault,copy,pollute}.out "$out"/*.dat
+runsf=$out/bench.runs
 : >"$runsf"
+tmp=$(mktemp -d)
 
-# Host settings: pf-hugetlb raises the hugetlb pool and puts it back; check
-# that it did, and put it back here if something killed it first.
+# --- hugetlb pools and the trap ---------------------------------------------
 pools=$(ls /sys/kernel/mm/hugepages/*/nr_hugepages 2>/dev/null || true)
 declare -A pool0
 for p in $pools; do pool0[$p]=$(cat "$p"); done
@@ -80,219 +168,422 @@ restore() {
 		fi
 	done
 }
-trap restore EXIT
+child=""
+on_exit() {
+	restore
+	rm -rf "$tmp"
+}
+on_signal() {	# on_signal NAME STATUS: stop the child (pf-hugetlb puts its pool back), then exit
+	trap - INT TERM
+	echo "bench: $1, stopping" >&2
+	[ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true
+	wait 2>/dev/null || true
+	exit "$2"	# the EXIT trap restores the pools
+}
+trap on_exit EXIT
+trap 'on_signal SIGINT 130' INT
+trap 'on_signal SIGTERM 143' TERM
 
+# bg OUT CMD...: CMD with its stdout in OUT, in the background, so that a
+# signal's trap runs at once rather than when CMD is done; CMD's status.
+bg() {
+	local o=$1 rc=0
+	shift
+	(exec "$@" >"$o") &	# exec: $! is CMD itself, not a subshell waiting for it
+	child=$!
+	wait "$child" || rc=$?
+	child=""
+	return $rc
+}
+
+# raise_pool KB PAGES: at least PAGES free huge pages of KB kB, as far as the
+# kernel can; prints how many are free. restore() puts the pool back.
+raise_pool() {
+	local d=/sys/kernel/mm/hugepages/hugepages-${1}kB nr free
+	nr=$(cat "$d/nr_hugepages")
+	free=$(cat "$d/free_hugepages")
+	[ "$free" -ge "$2" ] || echo $((nr + $2 - free)) 2>/dev/null >"$d/nr_hugepages" || true
+	cat "$d/free_hugepages"
+}
+
+# --- builds, and touch's own check of its settings ---------------------------
 perf=$("$TOP/scripts/perf.sh") || die "perf build failed"
-[ "${HARNESS:-1}" = 0 ] || make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" >&2 ||
-	die "harness build failed"
-[ "${HUGETLB:-1}" = 0 ] || "$TOP/scripts/selftests.sh" >&2 || die "pf-hugetlb build failed"
+if [ "$hugetlb" = 1 ]; then
+	"$TOP/scripts/selftests.sh" >&2 || die "pf-hugetlb build failed"
+	pfh=$BUILD/selftests-mm/pf-hugetlb
+fi
+if [ "$harness" = 1 ]; then
+	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" >&2 ||
+		die "harness build failed"
+	touch=$BUILD/harness/touch
+	targs_fault=(-r "$runs" -s "$folios" -f "$fault" -x)
+	targs_pollute=(-r "$runs" -d "$psecs" -x)
+	[ -z "$wsets" ] || targs_pollute+=(-w "$wsets")
+	for m in fault copy; do
+		"$touch" "$m" "${targs_fault[@]}" -n >&2 || die "touch $m refuses these settings"
+	done
+	"$touch" pollute "${targs_pollute[@]}" -n >&2 || die "touch pollute refuses these settings"
+fi
 
 t0=$(date +%s)
+declare -A took
 nv=${#vars[@]}
-total=$(( runs * ${#mibs[@]} * nv ))
 k=0
-for ((r = 0; r < runs; r++)); do
-	for m in "${mibs[@]}"; do
-		for ((i = 0; i < nv; i++)); do
-			v=${vars[$(( (i + r) % nv ))]}	# rotate the order each run
-			k=$((k + 1))
-			printf '[%d/%d %ds] perf bench mem %s -f x86-64-%s -s %dMB -l %d  (run %d of %d)\n' \
-				$k $total $(( $(date +%s) - t0 )) "$suite" "$v" "$m" "$loops" $((r + 1)) "$runs" >&2
-			bps=$("$perf" bench -f simple mem "$suite" -f "x86-64-$v" -s "${m}MB" -l "$loops") ||
-				die "perf bench mem $suite -f x86-64-$v -s ${m}MB failed"
-			# -f simple: a "# function" line, then bytes per second
-			bps=$(awk '/^[0-9.]+$/ { b = $1 } END { print b }' <<<"$bps")
-			[ -n "$bps" ] || die "perf bench mem $suite -f x86-64-$v printed no bytes/s"
-			echo "perf x86-64-$v $m $(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e9 }')" >>"$runsf"
+total=$(( runs * ${#suites[@]} * ${#mibs[@]} * nv * ${#modes[@]} ))
+[ "$hugetlb" = 1 ] && total=$(( total + 2 * runs * ${#mibs[@]} ))
+[ "$harness" = 1 ] && total=$(( total + 3 ))
+step() {	# step TEXT: a progress line
+	k=$((k + 1))
+	printf '[%d/%d %ds] %s\n' $k $total $(( $(date +%s) - t0 )) "$*" >&2
+}
+fname() { [ "$1" = memcpy ] && [ "$2" = stosb ] && echo movsb || echo "$2"; }
+
+# perf_one SUITE VARIANT MODE MIB: one perf run, into the runs file
+perf_one() {
+	local f args=() o bps
+	f=$(fname "$1" "$2")
+	if [ "$3" = kern ]; then
+		if [ "$chunk_kb" != 0 ]; then
+			# perf refuses a chunk over the size: then it is one call
+			if [ "$chunk_kb" -ge $(( $4 * 1024 )) ]; then args+=(-k "${4}MB")
+			elif [ $((chunk_kb % 1024)) = 0 ]; then args+=(-k "$((chunk_kb / 1024))MB")
+			else args+=(-k "${chunk_kb}KB"); fi
+		fi
+		[ "$page" = 2MB ] && args+=(-p 2MB)
+	fi
+	step "perf bench mem $1 -f x86-64-$f -s ${4}MB -l $loops ${args[*]}"
+	bg "$tmp/perf" "$perf" bench -f simple mem "$1" -f "x86-64-$f" -s "${4}MB" -l "$loops" "${args[@]}" ||
+		die "perf bench mem $1 -f x86-64-$f -s ${4}MB ${args[*]} failed"
+	# -f simple: a "# function" line, then bytes per second
+	bps=$(awk '/^[0-9.]+$/ { b = $1 } END { print b }' "$tmp/perf")
+	[ -n "$bps" ] || die "perf bench mem $1 -f x86-64-$f ${args[*]} printed no bytes/s: $(cat "$tmp/perf")"
+	echo "$1 $2:$3 $4 $(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e9 }')" >>"$runsf"
+}
+
+# perf_rows MODE MIB...: RUNS runs of every suite and variant, interleaved
+perf_rows() {
+	local mode=$1 r s m i
+	shift
+	for ((r = 0; r < runs; r++)); do
+		for s in "${suites[@]}"; do
+			for m in "$@"; do
+				for ((i = 0; i < nv; i++)); do
+					perf_one "$s" "${vars[$(( (i + r) % nv ))]}" "$mode" "$m"	# rotated
+				done
+			done
 		done
 	done
-done
+}
 
-hvars=""
-if [ "${HARNESS:-1}" != 0 ]; then
-	# Per 32 MiB unit, as folio_zero_user() calls clear_pages() and
-	# clear_pages_cold(); and the -all variants, one call over the whole
-	# buffer, as perf's memset runs.
-	uvars=clear_pages,stosq,unrolled,movnti
-	grep -qw clzero /proc/cpuinfo && uvars=$uvars,clzero
-	hvars=$uvars,stosb-all,movnti-all
-	for m in "${mibs[@]}"; do
-		printf '[%ds] harness: the kernel'"'"'s clear routines over %d MiB, %d runs, interleaved\n' \
-			$(( $(date +%s) - t0 )) "$m" "$runs" >&2
-		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -s "$m" -v "$uvars") ||
-			die "the harness failed at $m MiB"
-		awk '$1 == "run" { printf "harness %s %s %s\n", $3, $2, $4 }' <<<"$o" >>"$runsf"
-		o=$("$BUILD/harness/clearpage" bench -x -r "$runs" -s "$m" -u 0 -v stosb,movnti) ||
-			die "the harness failed at $m MiB"
-		awk '$1 == "run" { printf "harness %s-all %s %s\n", $3, $2, $4 }' <<<"$o" >>"$runsf"
-	done
-fi
+# --- a. perf bench mem, 4 KiB pages -----------------------------------------
+notes=()
+ta=$(date +%s)
+perf_rows 4k "${mibs[@]}"
+[ "${modes[1]:-}" = kern ] && [ "$page" = 4KB ] && perf_rows kern "${mibs[@]}"
+took[a]=$(( $(date +%s) - ta ))
 
-hugetlb_note=""
-if [ "${HUGETLB:-1}" != 0 ]; then
+# --- a. with -p 2MB, and b., on a raised 2 MiB pool ----------------------------
+tb=$(date +%s)
+if [ $need2m -gt 0 ]; then
+	want=$(( need2m / 2 ))
+	got=0
+	if [ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]; then
+		got=$(raise_pool 2048 $want)
+		printf '[%ds] 2 MiB hugetlb pool: %d pages free, %d wanted\n' $(( $(date +%s) - t0 )) "$got" "$want" >&2
+	fi
+	fitp=() fit=()	# the sizes the pool holds: perf -p rows (one or two buffers), b.
 	for m in "${mibs[@]}"; do
-		printf '[%ds] pf-hugetlb -p 2M -t zero -s %d -r %d (the host kernel clears)\n' \
-			$(( $(date +%s) - t0 )) "$m" "$runs" >&2
-		o=$("$BUILD/selftests-mm/pf-hugetlb" -p 2M -t zero -s "$m" -r "$runs" 2>&1) || true
-		line=$(grep -E 'clear [0-9]+ MiB by faults' <<<"$o" || true)
-		if [ -n "$line" ]; then
-			# "...: X GB/s median of R (lo-hi)": median, lo, hi
-			sed -E 's/.*: ([0-9.]+) GB\/s median of [0-9]+ \(([0-9.]+)-([0-9.]+)\).*/\1 \2 \3/' <<<"$line" |
-				awk -v m="$m" '{ printf "hugetlb host-2M-faults %s %s %s %s\n", m, $1, $2, $3 }' >>"$runsf"
-		else
-			why=$(grep -E 'SKIP|not ok|Bail' <<<"$o" | head -1 || true)
-			hugetlb_note="$hugetlb_note${hugetlb_note:+; }pf-hugetlb at $m MiB: ${why:-no result, exit status only}"
-			echo "bench: pf-hugetlb at $m MiB: ${why:-no result}" >&2
+		if [ "$page" = 2MB ]; then
+			if [ $(( m * bufs / 2 )) -le "$got" ]; then fitp+=("$m")
+			else total=$(( total - runs * ${#suites[@]} * nv )); fi
+		fi
+		if [ "$hugetlb" = 1 ]; then
+			if [ $(( m / 2 )) -le "$got" ]; then fit+=("$m")
+			else total=$(( total - 2 * runs )); fi
 		fi
 	done
+	if [ "$got" -lt "$want" ]; then
+		if [ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]; then
+			why="the pool gave $got of the $want pages wanted"
+		else
+			why="this kernel offers none"
+		fi
+		[ "$page" = 4KB ] || notes+=("2 MiB pages: perf's $kcol rows at ${#fitp[@]} of ${#mibs[@]} sizes: $why")
+		[ "$hugetlb" = 0 ] || notes+=("2 MiB pages: faults at ${#fit[@]} of ${#mibs[@]} sizes: $why")
+	fi
+	[ ${#fitp[@]} = 0 ] || perf_rows kern "${fitp[@]}"
+	if [ ${#fit[@]} -gt 0 ]; then
+		# Touch the pool once (untimed) where perf's -p rows have not, so
+		# that no timed fault is the host's first touch of the memory.
+		bg "$tmp/warm" "$perf" bench -f simple mem mmap -f demand -p 2MB -s "${fit[-1]}MB" || true
+		for ((r = 0; r < runs; r++)); do
+			for m in "${fit[@]}"; do
+				for w in $(( r % 2 )) $(( (r + 1) % 2 )); do	# alternate which goes first
+					if [ $w = 0 ]; then
+						step "perf bench mem mmap -f demand -p 2MB -s ${m}MB"
+						bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f demand -p 2MB -s "${m}MB" ||
+							die "perf bench mem mmap -p 2MB -s ${m}MB failed"
+						bps=$(awk '/^[0-9.]+$/ { b = $1 } END { print b }' "$tmp/mmap")
+						[ -n "$bps" ] || die "perf bench mem mmap -p 2MB -s ${m}MB: $(cat "$tmp/mmap")"
+						echo "faults perf-2M $m $(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e9 }')" >>"$runsf"
+					else
+						step "pf-hugetlb -p 2M -t zero -s $m -r 1"
+						bg "$tmp/pfh" "$pfh" -p 2M -t zero -s "$m" -r 1 || true
+						g=$(sed -nE 's/.*clear [0-9]+ MiB by faults: ([0-9.]+) GB\/s.*/\1/p' "$tmp/pfh")
+						[ -n "$g" ] || die "pf-hugetlb -p 2M -s $m: no result: $(grep -E 'SKIP|not ok|Bail' "$tmp/pfh" | head -1)"
+						echo "faults pf-hugetlb-2M $m $g" >>"$runsf"
+					fi
+				done
+			done
+		done
+	fi
+	restore
 fi
+
+# --- b. 1 GiB pages, where the host can reserve them -------------------------
+if [ "$hugetlb" = 1 ]; then
+	d1g=/sys/kernel/mm/hugepages/hugepages-1048576kB
+	gmibs=()
+	for m in "${mibs[@]}"; do [ $((m % 1024)) = 0 ] && gmibs+=("$m"); done
+	if [ ! -d $d1g ]; then
+		why="this kernel offers none (no $d1g)"
+		grep -qw pdpe1gb /proc/cpuinfo || why="$why; the CPU has no pdpe1gb"
+		notes+=("1 GiB pages: skipped: $why")
+	elif [ ${#gmibs[@]} = 0 ]; then
+		notes+=("1 GiB pages: skipped: no size in SIZES is a multiple of 1 GiB")
+	else
+		want=$(( gmibs[-1] / 1024 ))
+		got=$(raise_pool 1048576 "$want")
+		printf '[%ds] 1 GiB hugetlb pool: %d pages free, %d wanted\n' $(( $(date +%s) - t0 )) "$got" "$want" >&2
+		fit=()
+		for m in "${gmibs[@]}"; do [ $((m / 1024)) -le "$got" ] && fit+=("$m"); done
+		[ ${#fit[@]} = ${#gmibs[@]} ] ||
+			notes+=("1 GiB pages: the pool gave $got of the $want pages wanted: ${#fit[@]} of ${#gmibs[@]} sizes run")
+		total=$(( total + 2 * runs * ${#fit[@]} ))
+		[ ${#fit[@]} = 0 ] || bg "$tmp/warm" "$perf" bench -f simple mem mmap -f demand -p 1GB -s "${fit[-1]}MB" || true
+		for ((r = 0; r < runs && ${#fit[@]} > 0; r++)); do
+			for m in "${fit[@]}"; do
+				step "perf bench mem mmap -f demand -p 1GB -s ${m}MB"
+				bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f demand -p 1GB -s "${m}MB" || true
+				bps=$(awk '/^[0-9.]+$/ { b = $1 } END { print b }' "$tmp/mmap")
+				[ -z "$bps" ] || echo "faults perf-1G $m $(awk -v b="$bps" 'BEGIN { printf "%.3f", b / 1e9 }')" >>"$runsf"
+				step "pf-hugetlb -p 1G -t zero -s $m -r 1"
+				bg "$tmp/pfh" "$pfh" -p 1G -t zero -s "$m" -r 1 || true
+				g=$(sed -nE 's/.*clear [0-9]+ MiB by faults: ([0-9.]+) GB\/s.*/\1/p' "$tmp/pfh")
+				[ -z "$g" ] || echo "faults pf-hugetlb-1G $m $g" >>"$runsf"
+			done
+		done
+		restore
+	fi
+fi
+took[b]=$(( $(date +%s) - tb ))
+
+# --- c. the harness ----------------------------------------------------------
+tc=$(date +%s)
+if [ "$harness" = 1 ]; then
+	for m in fault copy; do
+		step "touch $m ${targs_fault[*]}"
+		bg "$out/touch-$m.out" "$touch" "$m" "${targs_fault[@]}" || die "touch $m failed"
+		# run <KiB> <variant> <clear or copy ns/page> <touch ns/page>
+		awk -v t="touch-$m" '$1 == "run" {
+			printf "%s %s:first %s %s\n%s %s:touch %s %s\n%s %s:total %s %.2f\n",
+				t, $3, $2, $4, t, $3, $2, $5, t, $3, $2, $4 + $5 }' "$out/touch-$m.out" >>"$runsf"
+	done
+	step "touch pollute ${targs_pollute[*]}"
+	bg "$out/touch-pollute.out" "$touch" pollute "${targs_pollute[@]}" || die "touch pollute failed"
+	awk '$1 == "run" { printf "pollute %s %s %s\n", $3, $2, $5 }' "$out/touch-pollute.out" >>"$runsf"
+fi
+took[c]=$(( $(date +%s) - tc ))
 elapsed=$(( $(date +%s) - t0 ))
 
-# --- tables -----------------------------------------------------------------
+# --- tables -------------------------------------------------------------------
+# bench.sum: table key x median min max pstdev% n, from every run
+sum=$out/bench.sum
+awk '{ k = $1 " " $2 " " $3; v[k, ++n[k]] = $4 }
+END {
+	for (k in n) {
+		m = n[k]
+		for (i = 1; i <= m; i++) s[i] = v[k, i]
+		for (i = 2; i <= m; i++) { x = s[i]; for (j = i - 1; j >= 1 && s[j] > x; j--) s[j + 1] = s[j]; s[j + 1] = x }
+		med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
+		mu = 0; for (i = 1; i <= m; i++) mu += s[i] / m
+		sd = 0; for (i = 1; i <= m; i++) sd += (s[i] - mu) ^ 2 / m
+		printf "%s %g %g %g %.1f %d\n", k, med, s[1], s[m], mu ? 100 * sqrt(sd) / mu : 0, m
+	}
+}' "$runsf" | sort -k1,1 -k2,2 -k3,3n >"$sum"
+
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 fam=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
 mod=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
 llc=$(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }' || true)
-txt=$out/$suite.txt
-awk -v runs="$runs" -v suite="$suite" -v base="x86-64-$base" -v hvars="$hvars" -v vlist="${vars[*]}" \
-    -v head="perf bench mem $suite on $cpu (family $fam model $mod), $(nproc) CPUs, L3 ${llc:-?}; $runs runs of each, variants interleaved" \
-    -v loops="$loops" -v note="$hugetlb_note" -v elapsed="$elapsed" '
-function mean(key,   i, s) { s = 0; for (i = 1; i <= n[key]; i++) s += v[key, i]; return s / n[key] }
-function pstdev(key,   i, s, mu) {
-	mu = mean(key); s = 0
-	for (i = 1; i <= n[key]; i++) s += (v[key, i] - mu) ^ 2
-	return sqrt(s / n[key])
-}
-function sz(m) { return m >= 1024 ? m / 1024 "GB" : m "MB" }
-$1 == "perf" || $1 == "harness" { key = $1 SUBSEP $2 SUBSEP $3; v[key, ++n[key]] = $4; if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 } }
-$1 == "hugetlb" { hmed[$3] = $4; hlo[$3] = $5; hhi[$3] = $6; hug = 1 }
-END {
-	nv = split(vlist, vs, " ")
-	for (i = 1; i <= nv; i++) vs[i] = "x86-64-" vs[i]
-	mv = "x86-64-movnt"
-	print head
-	print "GB/s = 10^9 bytes/s (perf itself prints 2^30-byte \"GB/sec\"); -l " loops (suite != "memset" ? "" : loops == 1 ? ": memset writes zeros, as page clearing does" : ": memset writes the bytes 0.." loops - 1)
-	print ""
-	line = sprintf("%-8s", ""); sub2 = sprintf("%-8s", "size")
-	for (i = 1; i <= nv; i++) { line = line sprintf(" %-25s", vs[i] " (" runs " runs)"); sub2 = sub2 sprintf(" %-25s", "BW ( pstdev)") }
-	if (havecol = (index(" " vlist " ", " movnt ") && index(" " vlist " ", " " substr(base, 8) " "))) { line = line "  speedup"; sub2 = sub2 "  movnt/" substr(base, 8) }
-	print line; print sub2
-	for (s = 1; s <= ns; s++) {
-		m = sizes[s]; line = sprintf("%-8s", sz(m))
-		for (i = 1; i <= nv; i++) {
-			key = "perf" SUBSEP vs[i] SUBSEP m
-			mu = mean(key); line = line sprintf(" %6.2f GB/s ( +- %5.2f%%) ", mu, 100 * pstdev(key) / mu)
-		}
-		if (havecol) {
-			a = mean("perf" SUBSEP mv SUBSEP m); b = mean("perf" SUBSEP base SUBSEP m)
-			line = line sprintf("  %+7.2f%%", 100 * (a / b - 1))
-		}
-		print line
-	}
-	if (hvars != "") {
-		nh = split(hvars, hs, ",")
-		print ""
-		print "harness: the kernel'"'"'s clear routines from userspace, one call per 32 MiB unit as folio_zero_user() makes them"
-		print "(clear_pages: what 7.3'"'"'s clear_pages() runs here; -all: one call over the whole buffer), GB/s mean ( +- pstdev)"
-		line = sprintf("%-8s", "size")
-		for (i = 1; i <= nh; i++) line = line sprintf(" %-20s", hs[i])
-		print line
-		for (s = 1; s <= ns; s++) {
-			m = sizes[s]; line = sprintf("%-8s", sz(m))
-			for (i = 1; i <= nh; i++) {
-				key = "harness" SUBSEP hs[i] SUBSEP m
-				if (!n[key]) { line = line sprintf(" %-20s", "-"); continue }
-				mu = mean(key); line = line sprintf(" %6.2f ( +- %5.2f%%) ", mu, 100 * pstdev(key) / mu)
-			}
-			print line
-		}
-		# Agreement: the same instructions over the same buffer in both.
-		print ""
-		print "perf against the harness, the same instructions over the same buffer: means, and whether"
-		print "they differ by less than twice the standard error of the difference (\"noisy\": a spread over 15%)"
-		printf "%-8s %-36s %-36s %s\n", "size", "movnt (perf) / movnti-all (harness)", "stosb (perf) / stosb-all (harness)", "movnt/stosb: perf, harness"
-		for (s = 1; s <= ns; s++) {
-			m = sizes[s]; line = sprintf("%-8s", sz(m))
-			split("x86-64-movnt movnti-all x86-64-stosb stosb-all", pr, " ")
-			for (j = 1; j <= 3; j += 2) {
-				kp = "perf" SUBSEP pr[j] SUBSEP m; kh = "harness" SUBSEP pr[j + 1] SUBSEP m
-				if (!n[kp] || !n[kh]) { line = line sprintf(" %-36s", "-"); continue }
-				a = mean(kp); b = mean(kh)
-				d = sqrt(pstdev(kp) ^ 2 / n[kp] + pstdev(kh) ^ 2 / n[kh])
-				verdict = (a - b <= 2 * d && b - a <= 2 * d) ? "agree" : sprintf("differ %+.0f%%", 100 * (a / b - 1))
-				if (pstdev(kp) > 0.15 * a || pstdev(kh) > 0.15 * b) verdict = verdict ", noisy"
-				if (n[kp] < 2 || n[kh] < 2) verdict = "no spread (RUNS=1)"
-				line = line sprintf(" %6.2f / %6.2f: %-18s", a, b, verdict)
-				mp[j] = a; mh[j] = b
-			}
-			if (n["perf" SUBSEP pr[1] SUBSEP m] && n["perf" SUBSEP pr[3] SUBSEP m] &&
-			    n["harness" SUBSEP pr[2] SUBSEP m] && n["harness" SUBSEP pr[4] SUBSEP m])
-				line = line sprintf(" %+.0f%%, %+.0f%%", 100 * (mp[1] / mp[3] - 1), 100 * (mh[1] / mh[3] - 1))
-			print line
-		}
-	}
-	if (hug || note != "") {
-		print ""
-		print "host kernel hugetlb faults (pf-hugetlb -p 2M -t zero; this host'"'"'s kernel clears): GB/s median (min-max)"
-		for (s = 1; s <= ns; s++) {
-			m = sizes[s]
-			if (m in hmed) printf "%-8s %6.2f (%s-%s)\n", sz(m), hmed[m], hlo[m], hhi[m]
-		}
-		if (note != "") print note
-	}
-	print ""
-	print "measured in " elapsed " s"
-}' "$runsf" | tee "$txt"
-
-# --- plot -------------------------------------------------------------------
-png=$out/$suite.png
-if command -v gnuplot >/dev/null; then
-	plot=""
-	for key in $(awk '$1 != "hugetlb" { print $1 ":" $2 }' "$runsf" | sort -u) hugetlb:host-2M-faults; do
-		src=${key%%:*} name=${key#*:}
-		dat=$out/$suite.$src.$name.dat
-		awk -v s="$src" -v nm="$name" '
-			$1 == s && $2 == nm && s == "hugetlb" { print $3, $4, $5, $6 }
-			$1 == s && $2 == nm && s != "hugetlb" { v[$3, ++c[$3]] = $4 }
-			END {	# mean and population standard deviation, as in the table
-				for (m in c) {
-					mu = 0; for (i = 1; i <= c[m]; i++) mu += v[m, i] / c[m]
-					sd = 0; for (i = 1; i <= c[m]; i++) sd += (v[m, i] - mu) ^ 2 / c[m]
-					print m, mu, mu - sqrt(sd), mu + sqrt(sd)
+[ -n "$llc" ] || llc=$(getconf LEVEL3_CACHE_SIZE 2>/dev/null | awk '$1 > 0 { print $1 / 1048576 " MiB (CPUID)" }' || true)
+txt=$out/bench.txt
+{
+echo "make bench on $cpu (family $fam model $mod), $(nproc) CPUs, L3 ${llc:-?} as reported; host kernel $(uname -r)"
+echo "RUNS=$runs, variants interleaved (order rotated each run); GB/s = 10^9 bytes/s (perf itself prints 2^30-byte \"GB/sec\")"
+for s in "${suites[@]}"; do
+	echo
+	awk -v suite="$s" -v vlist="${vars[*]}" -v modes="${modes[*]}" -v kcol="$kcol" -v loops="$loops" -v runs="$runs" '
+	function sz(m) { return m >= 1024 ? m / 1024 "GB" : m "MB" }
+	function fn(v) { return suite == "memcpy" && v == "stosb" ? "movsb" : v }
+	$1 == suite { k = $2 SUBSEP $3; med[k] = $4; lo[k] = $5; hi[k] = $6; sd[k] = $7; if (!($3 in seen)) { seen[$3] = 1; xs[++nx] = $3 } }
+	END {
+		nv = split(vlist, vs, " "); nm = split(modes, ms, " ")
+		title["4k"] = "one call, 4 KiB pages (seed)"; title["kern"] = kcol " (as the kernel)"
+		printf "a. perf bench mem %s -s <size> -l %d%s: GB/s median (min-max) +-pstdev of %d runs\n", suite, loops,
+			suite == "memset" ? (loops == 1 ? " (zeros, as page clearing)" : " (bytes 0.." loops - 1 ")") : "", runs
+		line = sprintf("%-7s %-12s", "size", "x86-64-")
+		for (j = 1; j <= nm; j++) line = line sprintf(" %-30s", title[ms[j]])
+		sub(/ +$/, "", line); print line
+		if (kcol ~ /-k/) printf "(-k: the size itself where it is smaller)\n"
+		for (i = 1; i <= nx; i++) {
+			x = xs[i]
+			for (v = 1; v <= nv; v++) {
+				line = sprintf("%-7s %-12s", v == 1 ? sz(x) : "", fn(vs[v]))
+				for (j = 1; j <= nm; j++) {
+					k = vs[v] ":" ms[j] SUBSEP x
+					line = line (k in med ? sprintf(" %6.2f (%6.2f-%6.2f) +-%4.1f%%", med[k], lo[k], hi[k], sd[k]) : sprintf(" %-30s", "-"))
 				}
-			}' "$runsf" | sort -n >"$dat"
-		[ -s "$dat" ] || { rm -f "$dat"; continue; }
-		# One colour per instruction, perf solid, harness dashed.
-		case ${name#x86-64-} in
-		stosb|movsb|stosb-all) lc='#000000' ;; clear_pages) lc='#e69f00' ;; stosq) lc='#a0a0a0' ;;
-		unrolled) lc='#0072b2' ;; movnt|movnti|movnti-all) lc='#d55e00' ;; clzero) lc='#cc79a7' ;;
-		*) lc='#009e73' ;;
+				sub(/ +$/, "", line); print line
+			}
+			# movnt against the cached REP STOS/MOVSB, medians
+			line = sprintf("%-7s %-12s", "", "movnt/" fn("stosb")); have = 0
+			for (j = 1; j <= nm; j++) {
+				a = "movnt:" ms[j] SUBSEP x; b = "stosb:" ms[j] SUBSEP x
+				if ((a in med) && (b in med) && med[b] > 0) { line = line sprintf(" %+6.1f%%%23s", 100 * (med[a] / med[b] - 1), ""); have = 1 }
+				else line = line sprintf(" %-30s", "-")
+			}
+			sub(/ +$/, "", line); if (have) print line
+		}
+	}' "$sum"
+done
+if [ "$hugetlb" = 1 ]; then
+	echo
+	echo "b. the host kernel's hugetlb fault path (its own clear): GB/s median (min-max) of $runs interleaved runs"
+	awk -v runs="$runs" '
+	function sz(m) { return m >= 1024 ? m / 1024 "GB" : m "MB" }
+	$1 == "faults" { k = $2 SUBSEP $3; med[k] = $4; lo[k] = $5; hi[k] = $6; if (!($3 in seen)) { seen[$3] = 1; xs[++nx] = $3 } }
+	END {
+		split("2M 1G", ps, " "); agree = 0; differ = 0
+		printf "%-7s %-5s %-28s %-28s %s\n", "size", "page", "perf bench mem mmap demand", "pf-hugetlb -t zero", "agree within their spreads?"
+		for (i = 1; i <= nx; i++) for (j = 1; j <= 2; j++) {
+			x = xs[i]; a = "perf-" ps[j] SUBSEP x; b = "pf-hugetlb-" ps[j] SUBSEP x
+			if (!(a in med) && !(b in med)) continue
+			ca = a in med ? sprintf("%6.2f (%6.2f-%6.2f)", med[a], lo[a], hi[a]) : "-"
+			cb = b in med ? sprintf("%6.2f (%6.2f-%6.2f)", med[b], lo[b], hi[b]) : "-"
+			v = "-"
+			if ((a in med) && (b in med)) {
+				if (runs < 2) v = sprintf("one run each: perf %+.0f%%", 100 * (med[a] / med[b] - 1))
+				else if (lo[a] <= hi[b] && lo[b] <= hi[a]) { v = "yes: the ranges overlap"; agree++ }
+				else { v = sprintf("no: perf %+.0f%% (medians)", 100 * (med[a] / med[b] - 1)); differ++ }
+			}
+			printf "%-7s %-5s %-28s %-28s %s\n", sz(x), ps[j], ca, cb, v
+		}
+		if (agree + differ) printf "perf and pf-hugetlb agree within their spreads at %d of %d sizes\n", agree, agree + differ
+	}' "$sum"
+fi
+for n in "${notes[@]}"; do echo "note: $n"; done
+if [ "$harness" = 1 ]; then
+	for m in fault copy pollute; do
+		echo
+		case $m in
+		fault) echo "c. touch fault: clear as folio_zero_user(), then a load and a store per line (harness/touch.c)" ;;
+		copy) echo "c. touch copy: CoW copy as copy_user_large_folio(), then touch the destination" ;;
+		pollute) echo "c. touch pollute: a co-runner's slowdown while the other CPU clears" ;;
 		esac
-		case $src in
-		perf) t="perf $name"; dt=1 ;;
-		harness) t="harness $name (per 32 MiB unit)"; dt=2
-			case $name in *-all) t="harness ${name%-all}, whole buffer" ;; esac ;;
-		hugetlb) t="host kernel 2M hugetlb faults (median, min-max)"; dt=3 ;;
-		esac
-		plot="$plot${plot:+, }'$dat' using 1:2:3:4 with yerrorlines dt $dt lw 2 lc rgb '$lc' title '$t'"
+		grep -v '^run ' "$out/touch-$m.out"
 	done
-	gnuplot <<-EOF || die "gnuplot failed"
+fi
+echo
+echo "measured in $elapsed s: a. ${took[a]} s, 2 MiB pool part and b. ${took[b]} s, c. ${took[c]} s"
+} | tee "$txt"
+
+# --- plots --------------------------------------------------------------------
+# plot NAME TITLE XLABEL YLABEL XUNIT SPEC...: build/bench/NAME.png, one line
+# per SPEC "table|key|title|colour|dashtype" from bench.sum, median with
+# min-max error bars; XUNIT MiB or KiB (for the tic labels).
+plot() {
+	local name=$1 title=$2 xl=$3 yl=$4 xu=$5 spec t key lt lc dt dat p="" xs xr tics
+	shift 5
+	for spec in "$@"; do
+		IFS='|' read -r t key lt lc dt <<<"$spec"
+		dat=$out/$name.${key//[^A-Za-z0-9_-]/_}.dat
+		awk -v t="$t" -v k="$key" '$1 == t && $2 == k { print $3, $4, $5, $6 }' "$sum" >"$dat"
+		[ -s "$dat" ] || { rm -f "$dat"; continue; }
+		p="$p${p:+, }'$dat' using 1:2:3:4 with yerrorlines dt $dt lw 2 lc rgb '$lc' title '$lt'"
+	done
+	[ -n "$p" ] || return 0
+	xs=$(cat "$out/$name".*.dat | awk '{ print $1 }' | sort -nu)
+	xr=""
+	[ "$(wc -w <<<"$xs")" != 1 ] || xr="set xrange [$((xs / 2)):$((xs * 2))]"
+	tics=$(for x in $xs; do
+		if [ "$xu" = MiB ]; then u=M; v=$x; else u=K; v=$x; fi
+		[ "$v" -ge 1048576 ] && [ "$u" = K ] && { v=$((v / 1048576)); u=G; }
+		[ "$v" -ge 1024 ] && { v=$((v / 1024)); [ $u = K ] && u=M || u=G; }
+		printf '"%s%s" %s,' "$v" "$u" "$x"
+	done)
+	gnuplot <<-EOF || die "gnuplot failed for $name"
 		set terminal pngcairo size 1100,800 noenhanced
-		set output '$png'
-		set title "$suite on $cpu: GB/s (10^9 B/s), mean +- pstdev of $runs runs"
+		set output '$out/$name.png'
+		set title "$title"
 		set logscale x 2
-		set xrange [$(( min * 3 / 4 )):$(( max * 4 / 3 ))]
-		set xtics ($(printf '"%s" %s,' $(for m in "${mibs[@]}"; do [ $m -ge 1024 ] && echo "$((m / 1024))G $m" || echo "${m}M $m"; done) | sed 's/,$//'))
-		set xlabel 'size (log scale)'
-		set ylabel 'GB/s'
+		set offsets graph 0.05, graph 0.05, 0, 0
+		$xr
+		set xtics (${tics%,})
+		set xlabel '$xl (log scale)'
+		set ylabel '$yl'
 		set yrange [0:*]
 		set key below horizontal maxcols 2 spacing 1.2
 		set grid
-		plot $plot
+		plot $p
 	EOF
-	echo "plot: $png"
+	echo "plot: $out/$name.png"
+}
+colour() {
+	case $1 in
+	stosb|clear_pages|copy_mc|perf-2M) echo '#000000' ;; unrolled) echo '#0072b2' ;;
+	movnt|movnti|copy_mc_movnti|pf-hugetlb-2M) echo '#d55e00' ;; clzero|perf-1G) echo '#cc79a7' ;;
+	movdir64b) echo '#009e73' ;; *) echo '#56b4e9' ;;
+	esac
+}
+if command -v gnuplot >/dev/null; then
+	for s in "${suites[@]}"; do
+		specs=()
+		for v in "${vars[@]}"; do
+			f=$(fname "$s" "$v")
+			specs+=("$s|$v:4k|x86-64-$f, one call, 4 KiB pages|$(colour "$v")|1")
+			[ -z "$kcol" ] || specs+=("$s|$v:kern|x86-64-$f, $kcol|$(colour "$v")|2")
+		done
+		plot "$s" "perf bench mem $s on $cpu: GB/s, median and min-max of $runs runs" \
+			size 'GB/s (10^9 B/s)' MiB "${specs[@]}"
+	done
+	if [ "$hugetlb" = 1 ]; then
+		plot faults "hugetlb faults, the host kernel's clear ($(uname -r)) on $cpu: median and min-max of $runs runs" \
+			size 'GB/s (10^9 B/s)' MiB \
+			"faults|perf-2M|perf bench mem mmap -f demand -p 2MB|#000000|1" \
+			"faults|pf-hugetlb-2M|pf-hugetlb -p 2M -t zero|#000000|2" \
+			"faults|perf-1G|perf bench mem mmap -f demand -p 1GB|#d55e00|1" \
+			"faults|pf-hugetlb-1G|pf-hugetlb -p 1G -t zero|#d55e00|2"
+	fi
+	if [ "$harness" = 1 ]; then
+		for m in fault copy; do
+			specs=()
+			for v in $(awk -v t="touch-$m" '$1 == t { sub(/:.*/, "", $2); print $2 }' "$sum" | sort -u); do
+				specs+=("touch-$m|$v:total|$v: $([ $m = fault ] && echo clear || echo copy) + touch|$(colour "$v")|1")
+				specs+=("touch-$m|$v:first|$v: $([ $m = fault ] && echo clear || echo copy) alone|$(colour "$v")|2")
+			done
+			plot "touch-$m" "touch $m (fault at the $fault) on $cpu: ns per 4 KiB page, median and min-max of $runs runs" \
+				'folio size' 'ns per 4 KiB page (lower is better)' KiB "${specs[@]}"
+		done
+		specs=()
+		for v in $(awk '$1 == "pollute" && $2 != "idle" { print $2 }' "$sum" | sort -u); do
+			specs+=("pollute|$v|co-runner slowdown while $v clears|$(colour "$v")|1")
+		done
+		plot pollute "touch pollute on $cpu: co-runner slowdown (1: none), median and min-max of $runs runs" \
+			'co-runner working set' 'slowdown (ns per line busy / idle)' KiB "${specs[@]}"
+	fi
 else
 	echo "plot: not drawn, gnuplot is missing (make deps installs gnuplot-nox)"
 fi
-echo "table: $txt"
-echo "runs: $runsf"
+echo "tables: $txt"
+echo "runs: $runsf (summary: $sum)"

@@ -1,0 +1,1182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the cold (non-temporal) clear and copy of a large folio cost or save
+ * end to end, with the realised tree's own routines (clear_page_64.S and
+ * copy_mc_64.S, assembled with shim/ and called as the kernel calls them),
+ * and what they spare a neighbour's cache.
+ *
+ *   touch fault [-r runs] [-s sizes] [-f start|middle|end] [-x]
+ *	Fault, then touch. A folio is cleared as folio_zero_user() clears it:
+ *	folio_fault_ranges() splits it into r[0] right of the fault, r[1] left
+ *	of it, both with the routine under test in calls of at most 32 MiB,
+ *	and r[2], the fault's page +- FOLIO_ZERO_LOCALITY_RADIUS (2) pages,
+ *	always cached and last. The variants: clear_pages (7.3's: REP STOSB on
+ *	ERMS CPUs, else REP STOSQ; all three ranges cached, as the kernel does
+ *	below the threshold) and each cold routine the CPU has (movnti;
+ *	clzero with CLZERO and 64-byte lines; movdir64b with MOVDIR64B, the
+ *	series' choice where there is no CLZERO). Then the folio is touched as a
+ *	program would first use it: a load and a store of one 8-byte word in
+ *	every 64-byte line, in address order. Clear and touch are timed apart.
+ *	Sizes default to 16K,64K,256K,1M,2M,32M,1G (K/M/G suffixes, powers of
+ *	two); -f where the fault is (default start: page 0); -x also prints
+ *	every run as "run <size KiB> <variant> <clear ns/page> <touch ns/page>".
+ *
+ *   touch copy [-r runs] [-s sizes] [-f start|middle|end] [-x]
+ *	The same for the CoW copy, as copy_user_large_folio() makes it:
+ *	copy_mc (copy_mc_enhanced_fast_string() per 4 KiB page, all three
+ *	ranges) against copy_mc_movnti (copy_mc_movnti() over r[0] and r[1]
+ *	in calls of at most 32 MiB, r[2] per page with copy_mc), then the
+ *	destination is touched as above.
+ *
+ *   touch pollute [-r runs] [-w sizes] [-d seconds] [-x]
+ *	A co-runner thread on CPU 1 walks a cache-resident working set (a load
+ *	and a store per 64-byte line, in address order, over and over) and
+ *	measures its ns per line, while this thread, on CPU 0, clears a 1 GiB
+ *	region in 32 MiB calls with each routine in a loop, or sleeps (idle).
+ *	Slowdown = ns per line while the routine runs / ns per line idle in the
+ *	same run. Working sets default to 1/8, 1/4 and 1/2 of the last-level
+ *	cache, and of L2 as well when the LLC the system reports is more than
+ *	one core can have (a VM's sum over the host); -d seconds per
+ *	measurement (default 0.3); -x: "run <ws KiB> <variant> <ns/line>
+ *	<slowdown>".
+ *
+ * Every mode also takes -n: check the arguments and the memory they need,
+ * say what would run, and exit (0, or 2 with the usage line).
+ *
+ * fault and copy: so that no folio starts in the caches, each iteration
+ * takes the next folio-sized slot of a pool of max(4 x LLC, 256 MiB, the
+ * largest folio), pre-faulted into transparent huge pages (so a folio under
+ * 2 MiB is mapped by a PMD here, where the kernel maps an mTHP by PTEs: a
+ * few TLB misses fewer); each run of each variant covers at least 64 MiB or
+ * one folio. Variants are
+ * interleaved, their order rotated each run; results are ns per 4 KiB page,
+ * median (min-max) over the runs, and total/clear_pages is the ratio of the
+ * medians of clear + touch (below 1: the cold routine wins end to end).
+ */
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+
+#define PAGE		4096UL
+#define LINE		64UL
+#define KIB		(1UL << 10)
+#define MIB		(1UL << 20)
+#define GIB		(1UL << 30)
+#define PMD		(2 * MIB)
+#define BATCH		(32 * MIB)	/* PROCESS_PAGES_NON_PREEMPT_BATCH pages */
+#define RADIUS		2		/* FOLIO_ZERO_LOCALITY_RADIUS, mm/memory.c */
+#define MIN_RUN		(64 * MIB)	/* each run covers at least this, or a folio */
+#define MAX_SIZES	16
+#define MAX_RUNS	64
+#define MAX_VARS	6
+#define CELL		22		/* a "median (min-max)" column */
+
+/* From the kernel tree: C calling convention. */
+unsigned long copy_mc_enhanced_fast_string(void *to, const void *from, unsigned int len);
+unsigned long copy_mc_movnti(void *to, const void *from, unsigned long len);
+
+/* The kernel's zero page, the source of __clear_pages_movdir64b(). */
+const uint8_t empty_zero_page[PAGE] __attribute__((aligned(PAGE)));
+
+/*
+ * clear_pages()'s convention (%rdi start, %rcx length, %rax zero), called
+ * from inline asm as the kernel's alternatives call them; -mno-red-zone,
+ * since the CALL writes below the stack pointer. %rax must come back zero.
+ */
+#define CLEAR_CALL(insn, addr, len) ({					\
+	void *__a = (addr);						\
+	unsigned long __l = (len), __z = 0;				\
+	__asm__ volatile(insn : "+D" (__a), "+c" (__l), "+a" (__z)	\
+			 : : "cc", "memory");				\
+	__z; })
+
+static unsigned long clear_stosb(void *p, size_t len)
+{
+	return CLEAR_CALL("rep stosb", p, len);
+}
+
+static unsigned long clear_stosq(void *p, size_t len)
+{
+	return CLEAR_CALL("shrq $3, %%rcx; rep stosq", p, len);
+}
+
+static unsigned long clear_movnti(void *p, size_t len)
+{
+	return CLEAR_CALL("call __clear_pages_movnti", p, len);
+}
+
+static unsigned long clear_clzero(void *p, size_t len)
+{
+	return CLEAR_CALL("call __clear_pages_clzero", p, len);
+}
+
+static unsigned long clear_movdir64b(void *p, size_t len)
+{
+	return CLEAR_CALL("call __clear_pages_movdir64b", p, len);
+}
+
+typedef unsigned long (*clear_fn)(void *, size_t);
+
+static bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int bit)
+{
+	unsigned int r[4];
+
+	if (!__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]))
+		return false;
+	return r[reg] & (1U << bit);
+}
+
+static bool have_erms(void)
+{
+	return cpuid_bit(7, 0, 1, 9);
+}
+
+static bool have_movdir64b(void)
+{
+	return cpuid_bit(7, 0, 2, 28);
+}
+
+/* CLZERO (CPUID 0x80000008 EBX[0]) with a 64-byte CLFLUSH line, as NT_CLZERO. */
+static bool have_clzero(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!cpuid_bit(0x80000008, 0, 1, 0) || !__get_cpuid(1, &a, &b, &c, &d))
+		return false;
+	return ((b >> 8) & 0xff) * 8 == 64;
+}
+
+static void cpu_ident(char *vendor, unsigned int *fam, unsigned int *model,
+		      unsigned int *step)
+{
+	unsigned int a = 0, b = 0, c = 0, d = 0;
+
+	__get_cpuid(0, &a, &b, &c, &d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	__get_cpuid(1, &a, &b, &c, &d);
+	*fam = (a >> 8) & 0xf;
+	*model = (a >> 4) & 0xf;
+	*step = a & 0xf;
+	if (*fam == 0xf)
+		*fam += (a >> 20) & 0xff;
+	if (*fam >= 6)
+		*model |= ((a >> 16) & 0xf) << 4;
+}
+
+/* ---- caches ---- */
+
+struct cache_info {
+	size_t llc, l2;
+	int llc_level;
+	char from[96];		/* where the LLC size came from */
+	bool unrealistic;	/* more than one core's share can be */
+	char why[160];
+};
+
+/* "32768K" and the like, from sysfs. */
+static size_t read_sysfs_size(const char *path)
+{
+	char buf[32], *end;
+	unsigned long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	v = strtoul(buf, &end, 10);
+	if (*end == 'K')
+		v *= KIB;
+	else if (*end == 'M')
+		v *= MIB;
+	return v;
+}
+
+static int read_sysfs_int(const char *path)
+{
+	int v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static void cache_sizes(struct cache_info *ci)
+{
+	unsigned int fam, model, step;
+	char vendor[13], path[96];
+	long v;
+	int i;
+
+	memset(ci, 0, sizeof(*ci));
+	/* sysfs first: the deepest cache of cpu0, and its L2 */
+	for (i = 0; i < 8; i++) {
+		int level;
+		size_t size;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		level = read_sysfs_int(path);
+		if (level < 0)
+			break;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		size = read_sysfs_size(path);
+		if (level == 2 && size)
+			ci->l2 = size;
+		if (level >= ci->llc_level && level >= 2 && size) {
+			ci->llc = size;
+			ci->llc_level = level;
+			snprintf(ci->from, sizeof(ci->from),
+				 "/sys/devices/system/cpu/cpu0/cache/index%d (L%d)", i, level);
+		}
+	}
+	if (!ci->llc) {
+		v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		if (v > 0) {
+			ci->llc = v;
+			ci->llc_level = 3;
+			snprintf(ci->from, sizeof(ci->from),
+				 "sysconf(_SC_LEVEL3_CACHE_SIZE); no cpu0/cache in sysfs");
+		}
+	}
+	if (!ci->l2) {
+		v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+		ci->l2 = v > 0 ? v : MIB;
+	}
+	if (!ci->llc) {
+		ci->llc = ci->l2;
+		ci->llc_level = 2;
+		snprintf(ci->from, sizeof(ci->from), "no L3 found: L2 taken as the LLC");
+	}
+	/*
+	 * No Zen CCX has more than 96 MiB of L3 (X3D parts), and no x86
+	 * socket more than 504 MiB: a VM that says more shows a sum over
+	 * CCXs or sockets, not what one core's lines can live in.
+	 */
+	cpu_ident(vendor, &fam, &model, &step);
+	if (!strcmp(vendor, "AuthenticAMD") && ci->llc > 96 * MIB) {
+		ci->unrealistic = true;
+		snprintf(ci->why, sizeof(ci->why),
+			 "more than any AMD CCX has (96 MiB): a sum over the host's CCXs");
+	} else if (ci->llc > 512 * MIB) {
+		ci->unrealistic = true;
+		snprintf(ci->why, sizeof(ci->why), "more than any x86 socket has (504 MiB)");
+	}
+}
+
+/* ---- memory ---- */
+
+static long mem_available_mib(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+/* KiB of the mapping at @p that are in transparent huge pages (smaps). */
+static long thp_kib(const void *p)
+{
+	unsigned long start, end, addr = (unsigned long)p;
+	char line[256];
+	bool in = false;
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* a mapping's first line */
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			in = addr >= start && addr < end;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * A PMD-aligned anonymous region in transparent huge pages, every page
+ * present. MAP_POPULATE would fault it in before MADV_HUGEPAGE applies
+ * (THP "madvise" mode, as on the workshop's VM, gives 4 KiB pages then):
+ * so mmap, MADV_HUGEPAGE, then MADV_POPULATE_WRITE, MAP_POPULATE's
+ * equivalent for an existing range, or a store per page without it.
+ */
+static void *map_pool(size_t len)
+{
+	uint8_t *p;
+	uintptr_t a;
+	size_t off;
+
+	len = (len + PMD - 1) & ~(PMD - 1);
+	p = mmap(NULL, len + PMD, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "touch: mmap of %zu MiB: %s\n", len / MIB, strerror(errno));
+		exit(1);
+	}
+	a = ((uintptr_t)p + PMD - 1) & ~(PMD - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((uint8_t *)a + len, (uintptr_t)p + PMD - a);
+	p = (uint8_t *)a;
+	madvise(p, len, MADV_HUGEPAGE);
+	if (madvise(p, len, MADV_POPULATE_WRITE))
+		for (off = 0; off < len; off += PAGE)
+			((volatile uint8_t *)p)[off] = 0;
+	return p;
+}
+
+/* ---- clock ---- */
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double clock_cost_ns(void)
+{
+	uint64_t t0 = now_ns();
+	int i;
+
+	for (i = 0; i < 10000; i++)
+		now_ns();
+	return (double)(now_ns() - t0) / 10001;
+}
+
+static bool pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static bool cpu_allowed(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	return CPU_ISSET(cpu, &set);
+}
+
+/* ---- folio ranges, clear and copy as the kernel makes them ---- */
+
+struct range {
+	long start, end;	/* pages, inclusive; empty when end < start */
+};
+
+/* folio_fault_ranges() of mm/memory.c: r[0] right, r[1] left, r[2] the fault's. */
+static void fault_ranges(long nr, long idx, struct range r[3])
+{
+	r[2].start = idx - RADIUS < 0 ? 0 : idx - RADIUS;
+	r[2].end = idx + RADIUS > nr - 1 ? nr - 1 : idx + RADIUS;
+	r[1].start = 0;
+	r[1].end = r[2].start - 1;
+	r[0].start = r[2].end + 1;
+	r[0].end = nr - 1;
+}
+
+struct variant {
+	const char *name;
+	clear_fn cold;		/* fault: the routine for r[0] and r[1], NULL: cached */
+	bool copy_cold;		/* copy: copy_mc_movnti for r[0] and r[1] */
+	const char *lacks;	/* why this CPU cannot run it, or NULL */
+};
+
+/* Looked up once: CPUID traps to the hypervisor in a VM (microseconds). */
+static clear_fn clear_pages_fn(void)
+{
+	static clear_fn fn;
+
+	if (!fn)
+		fn = have_erms() ? clear_stosb : clear_stosq;
+	return fn;
+}
+
+/* clear_contig_highpages(): calls of at most 32 MiB, cached or cold. */
+static void clear_range(clear_fn fn, uint8_t *p, size_t len)
+{
+	size_t off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off < BATCH ? len - off : BATCH;
+		if (fn(p + off, n)) {
+			fprintf(stderr, "touch: %%rax not zero after a clear\n");
+			exit(1);
+		}
+	}
+}
+
+/* folio_zero_user() */
+static void zero_folio(const struct variant *v, uint8_t *folio, long nr, long idx)
+{
+	clear_fn cached = clear_pages_fn();
+	struct range r[3];
+	int i;
+
+	fault_ranges(nr, idx, r);
+	for (i = 0; i < 3; i++) {
+		long n = r[i].end - r[i].start + 1;
+
+		if (n > 0)
+			clear_range(i < 2 && v->cold ? v->cold : cached,
+				    folio + r[i].start * PAGE, n * PAGE);
+	}
+}
+
+/* copy_user_large_folio(): cold batches of at most 32 MiB, or per page. */
+static void copy_folio(const struct variant *v, uint8_t *dst, const uint8_t *src, long nr,
+		       long idx)
+{
+	struct range r[3];
+	unsigned long left = 0;
+	size_t off, len, n;
+	int i;
+
+	fault_ranges(nr, idx, r);
+	for (i = 0; i < 3; i++) {
+		if (r[i].end < r[i].start)
+			continue;
+		off = r[i].start * PAGE;
+		len = (r[i].end - r[i].start + 1) * PAGE;
+		if (i < 2 && v->copy_cold) {
+			for (; len; off += n, len -= n) {
+				n = len < BATCH ? len : BATCH;
+				left |= copy_mc_movnti(dst + off, src + off, n);
+			}
+		} else {
+			for (; len; off += PAGE, len -= PAGE)
+				left |= copy_mc_enhanced_fast_string(dst + off, src + off, PAGE);
+		}
+	}
+	if (left) {
+		fprintf(stderr, "touch: a copy reported bytes not copied\n");
+		exit(1);
+	}
+}
+
+/*
+ * The program's first use of the folio: in address order, a load and a
+ * store of one 8-byte word of every 64-byte line (p[i] += 1), volatile so
+ * that the compiler keeps exactly one of each per line.
+ */
+static void touch_lines(uint8_t *p, size_t len)
+{
+	volatile uint64_t *q = (volatile uint64_t *)p;
+	size_t i;
+
+	for (i = 0; i < len / 8; i += LINE / 8)
+		q[i] += 1;
+}
+
+/* ---- arguments ---- */
+
+/* A size: digits with an optional K, M or G (KiB, MiB, GiB) and B; bytes without. */
+static bool parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || !v)
+		return false;
+	switch (toupper((unsigned char)*end)) {
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (toupper((unsigned char)*end) == 'B')
+		end++;
+	if (*end || v > 64ULL * GIB)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A comma-separated list of sizes, sorted, duplicates dropped. */
+static int parse_sizes(const char *list, size_t *out, size_t lo, size_t hi, bool pow2,
+		       const char *what)
+{
+	char *l = strdup(list), *t, *save;
+	int n = 0, i, k;
+
+	for (t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t v;
+
+		if (n == MAX_SIZES) {
+			fprintf(stderr, "touch: at most %d %s\n", MAX_SIZES, what);
+			goto bad;
+		}
+		if (!parse_size(t, &v) || v < lo || v > hi || (pow2 && (v & (v - 1))) ||
+		    v % (pow2 ? PAGE : LINE)) {
+			fprintf(stderr, "touch: bad %s '%s': want %s from %zuK to %zuG\n", what, t,
+				pow2 ? "a power of two" : "a multiple of 64 bytes", lo / KIB,
+				hi / GIB);
+			goto bad;
+		}
+		out[n++] = v;
+	}
+	free(l);
+	if (!n) {
+		fprintf(stderr, "touch: no %s given\n", what);
+		return -1;
+	}
+	qsort(out, n, sizeof(*out), cmp_size);
+	for (i = k = 1; i < n; i++)
+		if (out[i] != out[k - 1])
+			out[k++] = out[i];
+	return k;
+bad:
+	free(l);
+	return -1;
+}
+
+static const char *size_str(size_t v, char *buf, size_t len)
+{
+	if (v >= GIB && !(v % GIB))
+		snprintf(buf, len, "%zuG", v / GIB);
+	else if (v >= MIB && !(v % MIB))
+		snprintf(buf, len, "%zuM", v / MIB);
+	else if (v >= KIB && !(v % KIB))
+		snprintf(buf, len, "%zuK", v / KIB);
+	else
+		snprintf(buf, len, "%zu", v);
+	return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stat3 {
+	double med, lo, hi;
+};
+
+static struct stat3 stats(const double *v, int n)
+{
+	double s[MAX_RUNS];
+	struct stat3 r;
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	r.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	r.lo = s[0];
+	r.hi = s[n - 1];
+	return r;
+}
+
+static void print_header(const struct cache_info *ci)
+{
+	unsigned int fam, model, step;
+	char vendor[13];
+
+	cpu_ident(vendor, &fam, &model, &step);
+	printf("# CPU %s family %#x model %#x stepping %u, %ld CPUs online; erms=%d clzero=%d"
+	       " movdir64b=%d: the kernel's cold clear here is %s (nt_decide(), quirks aside)\n",
+	       vendor, fam, model, step, sysconf(_SC_NPROCESSORS_ONLN), have_erms(), have_clzero(),
+	       have_movdir64b(),
+	       have_clzero() ? "clzero" : have_movdir64b() ? "movdir64b" : "movnti");
+	printf("# LLC %zu KiB (L%d, from %s)%s%s; L2 %zu KiB\n", ci->llc / KIB, ci->llc_level,
+	       ci->from, ci->unrealistic ? ", unrealistic: " : "", ci->unrealistic ? ci->why : "",
+	       ci->l2 / KIB);
+}
+
+/* ---- fault and copy ---- */
+
+static const char * const fault_pos_name[] = { "start", "middle", "end" };
+
+static long fault_index(int pos, long nr)
+{
+	return pos == 0 ? 0 : pos == 1 ? nr / 2 : nr - 1;
+}
+
+static bool check_zero(const uint8_t *p, size_t len)
+{
+	const uint64_t *q = (const uint64_t *)p;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		if (q[i])
+			return false;
+	return true;
+}
+
+static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, int pos, bool raw,
+			  const struct cache_info *ci)
+{
+	struct variant all[] = {
+		{ copy ? "copy_mc" : "clear_pages" },
+		{ copy ? "copy_mc_movnti" : "movnti", copy ? NULL : clear_movnti, copy },
+		{ "clzero", clear_clzero, false,
+		  have_clzero() ? NULL : "no CLZERO with 64-byte lines (CPUID 0x80000008 EBX[0])" },
+		{ "movdir64b", clear_movdir64b, false,
+		  have_movdir64b() ? NULL : "no MOVDIR64B (CPUID 7.0 ECX[28])" },
+	};
+	struct variant vars[MAX_VARS];
+	static double clr[MAX_SIZES][MAX_VARS][MAX_RUNS], tch[MAX_SIZES][MAX_VARS][MAX_RUNS];
+	double ratio[MAX_SIZES][MAX_VARS];
+	size_t pool_len, cursor = 0;
+	uint8_t *pool, *spool = NULL;
+	int nv = 0, i, s, r, k;
+	char b1[24];
+	long thp;
+
+	for (i = 0; i < (copy ? 2 : 4); i++) {
+		if (all[i].lacks)
+			printf("# %s skipped: %s\n", all[i].name, all[i].lacks);
+		else
+			vars[nv++] = all[i];
+	}
+	pool_len = 4 * ci->llc;
+	if (pool_len < 256 * MIB)
+		pool_len = 256 * MIB;
+	if (pool_len < sizes[nsizes - 1])
+		pool_len = sizes[nsizes - 1];
+	pool_len = (pool_len + PMD - 1) & ~(PMD - 1);
+	print_header(ci);
+	if (copy)
+		printf("# source pool (pre-filled with 0x5a) and destination pool");
+	else
+		printf("# pool");
+	pool = map_pool(pool_len);
+	thp = thp_kib(pool);
+	if (copy) {
+		/*
+		 * The source is taken from its own pool, so it is not cached
+		 * either: in a real CoW the parent may just have written it,
+		 * and some of it would then be in its caches. This measures
+		 * the cold-source case, the one that matters for big folios.
+		 */
+		spool = map_pool(pool_len);
+		memset(spool, 0x5a, pool_len);
+	}
+	printf(": %zu MiB%s, %ld MiB in THPs (max(4 x LLC, 256 MiB, largest folio)),"
+	       " the next folio-sized slot each iteration\n",
+	       pool_len / MIB, copy ? " each" : "", thp < 0 ? -1 : thp / 1024);
+	printf("# %s: fault at the %s of the folio; r[0] right, r[1] left of it with the"
+	       " variant in calls of <= 32 MiB, r[2] = fault +- %d pages %s, last\n",
+	       copy ? "copy_user_large_folio()" : "folio_zero_user()", fault_pos_name[pos], RADIUS,
+	       copy ? "per page with copy_mc" : "cached (clear_pages)");
+	if (copy)
+		printf("# copy_mc = copy_mc_enhanced_fast_string() (REP MOVSB) per 4 KiB page");
+	else
+		printf("# clear_pages = %s", have_erms() ? "REP STOSB (ERMS)" : "REP STOSQ");
+	printf("; then touch: a load and a store of one word per 64-byte line, in address order\n");
+	printf("# ns per 4 KiB page (lower is better), median (min-max) of %d interleaved runs"
+	       " of >= 64 MiB or one folio each; clock_gettime() costs %.0f ns, three a folio\n",
+	       runs, clock_cost_ns());
+	if (raw)
+		printf("# run <size KiB> <variant> <%s ns/page> <touch ns/page>\n",
+		       copy ? "copy" : "clear");
+	fflush(stdout);
+
+	for (s = 0; s < nsizes; s++) {
+		size_t len = sizes[s], nslots = pool_len / len;
+		long nr = len / PAGE, idx = fault_index(pos, nr);
+		long iters = len >= MIN_RUN ? 1 : MIN_RUN / len;
+
+		/* Warm-up, untimed, and a check that each variant did its job. */
+		for (i = 0; i < nv; i++) {
+			size_t o = (cursor++ % nslots) * len;
+
+			if (copy) {
+				memset(pool + o, 0xa5, len);
+				copy_folio(&vars[i], pool + o, spool + o, nr, idx);
+				if (memcmp(pool + o, spool + o, len)) {
+					fprintf(stderr, "touch: %s: the copy differs\n",
+						vars[i].name);
+					return 1;
+				}
+			} else {
+				memset(pool + o, 0xa5, len);
+				zero_folio(&vars[i], pool + o, nr, idx);
+				if (!check_zero(pool + o, len)) {
+					fprintf(stderr, "touch: %s: the folio is not zero\n",
+						vars[i].name);
+					return 1;
+				}
+			}
+			touch_lines(pool + o, len);
+		}
+		for (r = 0; r < runs; r++) {
+			for (k = 0; k < nv; k++) {
+				int v = (k + r) % nv;	/* rotate the order each run */
+				uint64_t tc = 0, tt = 0;
+				long it;
+
+				for (it = 0; it < iters; it++) {
+					size_t o = (cursor++ % nslots) * len;
+					uint64_t t0, t1, t2;
+
+					t0 = now_ns();
+					if (copy)
+						copy_folio(&vars[v], pool + o, spool + o, nr, idx);
+					else
+						zero_folio(&vars[v], pool + o, nr, idx);
+					t1 = now_ns();
+					touch_lines(pool + o, len);
+					t2 = now_ns();
+					tc += t1 - t0;
+					tt += t2 - t1;
+				}
+				clr[s][v][r] = (double)tc / (iters * nr);
+				tch[s][v][r] = (double)tt / (iters * nr);
+			}
+		}
+		for (i = 0; raw && i < nv; i++)
+			for (r = 0; r < runs; r++)
+				printf("run %zu %s %.2f %.2f\n", len / KIB, vars[i].name,
+				       clr[s][i][r], tch[s][i][r]);
+		fflush(stdout);
+	}
+
+	printf("%-6s %-15s %-24s %-24s %-24s total/%s\n", "size", "variant",
+	       copy ? "copy" : "clear", "touch", "total", vars[0].name);
+	for (s = 0; s < nsizes; s++) {
+		double base = 0;
+
+		for (i = 0; i < nv; i++) {
+			double tot[MAX_RUNS];
+			struct stat3 c, t, a;
+
+			for (r = 0; r < runs; r++)
+				tot[r] = clr[s][i][r] + tch[s][i][r];
+			c = stats(clr[s][i], runs);
+			t = stats(tch[s][i], runs);
+			a = stats(tot, runs);
+			if (!i)
+				base = a.med;
+			ratio[s][i] = a.med / base;
+			printf("%-6s %-15s %7.1f (%6.1f-%6.1f) %7.1f (%6.1f-%6.1f)"
+			       " %7.1f (%6.1f-%6.1f)",
+			       i ? "" : size_str(sizes[s], b1, sizeof(b1)), vars[i].name,
+			       c.med, c.lo, c.hi, t.med, t.lo, t.hi, a.med, a.lo, a.hi);
+			if (i)
+				printf("  %5.2f", ratio[s][i]);
+			printf("\n");
+		}
+	}
+	printf("# crossover: the smallest size from which the cold variant's median total is"
+	       " below %s's at every larger size measured\n", vars[0].name);
+	for (i = 1; i < nv; i++) {
+		int from = nsizes;
+
+		while (from > 0 && ratio[from - 1][i] < 1)
+			from--;
+		if (from == nsizes)
+			printf("#   %s: never (loses at %s)\n", vars[i].name,
+			       size_str(sizes[nsizes - 1], b1, sizeof(b1)));
+		else
+			printf("#   %s: from %s%s\n", vars[i].name,
+			       size_str(sizes[from], b1, sizeof(b1)),
+			       from ? "" : " (every size measured)");
+	}
+	munmap(pool, pool_len);
+	if (spool)
+		munmap(spool, pool_len);
+	return 0;
+}
+
+/* ---- pollute ---- */
+
+struct corunner {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	long gen, done_gen;	/* under lock: a measurement asked for, finished */
+	_Atomic long done;	/* for the clearing loop, without the lock */
+	uint8_t *ws;
+	size_t ws_len;
+	double secs;
+	double ns_per_line;	/* the result */
+	bool quit;
+};
+
+static void *corunner_main(void *arg)
+{
+	struct corunner *c = arg;
+	long seen = 0;
+
+	pin(1);
+	for (;;) {
+		size_t len, lines, passes, every, n = 0;
+		uint64_t t0, t, budget;
+		uint8_t *ws;
+
+		pthread_mutex_lock(&c->lock);
+		while (c->gen == seen && !c->quit)
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (c->quit) {
+			pthread_mutex_unlock(&c->lock);
+			return NULL;
+		}
+		seen = c->gen;
+		ws = c->ws;
+		len = c->ws_len;
+		budget = c->secs * 1e9;
+		pthread_mutex_unlock(&c->lock);
+
+		/* Warm: the set in the caches, and the clearer under way. */
+		lines = len / LINE;
+		t0 = now_ns();
+		for (passes = 0; passes < 2 || now_ns() - t0 < 20000000; passes++)
+			touch_lines(ws, len);
+		/* Read the clock about every 64 KiB walked. */
+		every = lines >= 1024 ? 1 : 1024 / lines;
+		t0 = now_ns();
+		do {
+			for (passes = 0; passes < every; passes++)
+				touch_lines(ws, len);
+			n += every;
+			t = now_ns() - t0;
+		} while (t < budget);
+
+		pthread_mutex_lock(&c->lock);
+		c->ns_per_line = (double)t / (n * lines);
+		c->done_gen = seen;
+		atomic_store_explicit(&c->done, seen, memory_order_release);
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/*
+ * One measurement: the co-runner over @ws_len bytes while this thread
+ * clears @region with @fn in 32 MiB calls (NULL: sleeps). Returns the
+ * co-runner's ns per line; *gbs gets the clearer's own GB/s.
+ */
+static double pollute_one(struct corunner *c, size_t ws_len, clear_fn fn, uint8_t *region,
+			  size_t region_len, double *gbs)
+{
+	size_t off = 0, cleared = 0;
+	uint64_t t0;
+	long gen;
+
+	pthread_mutex_lock(&c->lock);
+	c->ws_len = ws_len;
+	gen = ++c->gen;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	t0 = now_ns();
+	if (fn) {
+		while (atomic_load_explicit(&c->done, memory_order_acquire) != gen) {
+			if (fn(region + off, BATCH)) {
+				fprintf(stderr, "touch: %%rax not zero after a clear\n");
+				exit(1);
+			}
+			cleared += BATCH;
+			off = (off + BATCH) % region_len;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	while (c->done_gen != gen)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	*gbs = cleared / (double)(now_ns() - t0);
+	return c->ns_per_line;
+}
+
+static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs, bool raw,
+		       const struct cache_info *ci)
+{
+	struct { const char *name; clear_fn fn; const char *lacks; } all[] = {
+		{ "idle", NULL },
+		{ "clear_pages", clear_pages_fn() },
+		{ "movnti", clear_movnti },
+		{ "clzero", clear_clzero,
+		  have_clzero() ? NULL : "no CLZERO with 64-byte lines (CPUID 0x80000008 EBX[0])" },
+		{ "movdir64b", clear_movdir64b,
+		  have_movdir64b() ? NULL : "no MOVDIR64B (CPUID 7.0 ECX[28])" },
+	};
+	struct corunner c = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .secs = secs,
+	};
+	static double nspl[MAX_SIZES][MAX_VARS][MAX_RUNS], gbs[MAX_SIZES][MAX_VARS][MAX_RUNS];
+	const size_t region_len = GIB;
+	int nv = 0, vi[MAX_VARS], i, w, r, k;
+	uint8_t *region;
+	pthread_t th;
+	char b1[24];
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	print_header(ci);
+	if (online < 2 || !cpu_allowed(0) || !cpu_allowed(1)) {
+		printf("# pollute skipped: %s\n", online < 2 ? "fewer than 2 CPUs online" :
+		       "this process may not run on both CPU 0 and CPU 1");
+		return 0;
+	}
+	for (i = 0; i < 5; i++) {
+		if (all[i].lacks)
+			printf("# %s skipped: %s\n", all[i].name, all[i].lacks);
+		else
+			vi[nv++] = i;
+	}
+	if (!ws_given) {
+		/* 1/8, 1/4, 1/2 of the LLC, and of L2 if the LLC is not believable */
+		nws = 0;
+		if (ci->unrealistic)
+			for (i = 3; i >= 1; i--)
+				ws[nws++] = (ci->l2 >> i) & ~(LINE - 1);
+		for (i = 3; i >= 1; i--) {
+			size_t w = ci->llc >> i;
+
+			ws[nws++] = w & ~(w >= 8 * MIB ? MIB - 1 : LINE - 1);
+		}
+	}
+	c.ws = map_pool(ws[nws - 1]);
+	region = map_pool(region_len);
+	printf("# co-runner on CPU 1: a load and a store of one word per 64-byte line of its"
+	       " working set, in address order, over and over\n");
+	printf("# clearer on CPU 0: a %zu MiB region in 32 MiB calls, in a loop, with each"
+	       " routine (clear_pages = %s), or asleep (idle)\n",
+	       region_len / MIB, have_erms() ? "REP STOSB" : "REP STOSQ");
+	printf("# working sets: %s%s; %.2f s a measurement, %d interleaved runs\n",
+	       ws_given ? "as given" : "1/8, 1/4 and 1/2 of the LLC",
+	       !ws_given && ci->unrealistic ? ", and of L2 (the LLC reported is unrealistic)" : "",
+	       secs, runs);
+	printf("# slowdown = co-runner's ns per line while the routine runs / idle in the same"
+	       " run (1: no harm), median (min-max)\n");
+	if (raw)
+		printf("# run <ws KiB> <variant> <ns/line> <slowdown>\n");
+	fflush(stdout);
+	pthread_create(&th, NULL, corunner_main, &c);
+	pin(0);
+
+	for (r = 0; r < runs; r++)
+		for (w = 0; w < nws; w++)
+			for (k = 0; k < nv; k++) {
+				int v = (k + r) % nv;
+
+				nspl[w][v][r] = pollute_one(&c, ws[w], all[vi[v]].fn, region,
+							    region_len, &gbs[w][v][r]);
+			}
+	pthread_mutex_lock(&c.lock);
+	c.quit = true;
+	pthread_cond_broadcast(&c.cond);
+	pthread_mutex_unlock(&c.lock);
+	pthread_join(th, NULL);
+
+	for (w = 0; raw && w < nws; w++)
+		for (k = 0; k < nv; k++)
+			for (r = 0; r < runs; r++)
+				printf("run %zu %s %.4f %.3f\n", ws[w] / KIB, all[vi[k]].name,
+				       nspl[w][k][r], nspl[w][k][r] / nspl[w][0][r]);
+	printf("%-8s %-*s", "ws", CELL, "idle ns/line");
+	for (k = 1; k < nv; k++)
+		printf(" %-*s", k < nv - 1 ? CELL : 0, all[vi[k]].name);
+	printf("\n");
+	for (w = 0; w < nws; w++) {
+		struct stat3 st = stats(nspl[w][0], runs);
+		char cell[64];
+
+		snprintf(cell, sizeof(cell), "%6.3f (%5.3f-%5.3f)", st.med, st.lo, st.hi);
+		printf("%-8s %-*s", size_str(ws[w], b1, sizeof(b1)), CELL, cell);
+		for (k = 1; k < nv; k++) {
+			double sl[MAX_RUNS];
+
+			for (r = 0; r < runs; r++)
+				sl[r] = nspl[w][k][r] / nspl[w][0][r];
+			st = stats(sl, runs);
+			snprintf(cell, sizeof(cell), "%5.2f (%5.2f-%5.2f)", st.med, st.lo, st.hi);
+			printf(" %-*s", k < nv - 1 ? CELL : 0, cell);
+		}
+		printf("\n");
+	}
+	printf("# the clearer's own GB/s meanwhile, median over all runs and sets:");
+	for (k = 1; k < nv; k++) {
+		double g[MAX_RUNS * MAX_SIZES];
+		int n = 0;
+
+		for (w = 0; w < nws; w++)
+			for (r = 0; r < runs; r++)
+				g[n++] = gbs[w][k][r];
+		qsort(g, n, sizeof(*g), cmp_double);
+		printf(" %s %.1f", all[vi[k]].name, g[n / 2]);
+	}
+	printf("\n");
+	munmap(region, region_len);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: touch fault|copy [-r runs] [-s size,...] [-f start|middle|end]"
+		   " [-x] [-n]\n"
+		   "       touch pollute [-r runs] [-w size,...] [-d seconds] [-x] [-n]\n"
+		   "       sizes with K, M or G; folios: powers of two from 4K to 16G;"
+		   " -n: check only\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *sizes_arg = "16K,64K,256K,1M,2M,32M,1G", *ws_arg = NULL;
+	size_t sizes[MAX_SIZES], ws[MAX_SIZES];
+	struct cache_info ci;
+	int runs = 5, pos = 0, nsizes = 0, nws = 0, o;
+	double secs = 0.3;
+	bool raw = false, dry = false, pollute;
+	char *end;
+	long avail, need;
+
+	if (argc < 2 || (strcmp(argv[1], "fault") && strcmp(argv[1], "copy") &&
+			 strcmp(argv[1], "pollute"))) {
+		usage(stderr);
+		return 2;
+	}
+	pollute = !strcmp(argv[1], "pollute");
+	optind = 2;
+	while ((o = getopt(argc, argv, pollute ? "r:w:d:xnh" : "r:s:f:xnh")) != -1) {
+		switch (o) {
+		case 'r':
+			runs = strtol(optarg, &end, 10);
+			if (*end || end == optarg || runs < 1 || runs > MAX_RUNS) {
+				fprintf(stderr, "touch: -r %s: want 1 to %d runs\n", optarg,
+					MAX_RUNS);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 's':
+			sizes_arg = optarg;
+			break;
+		case 'w':
+			ws_arg = optarg;
+			break;
+		case 'f':
+			for (pos = 0; pos < 3 && strcmp(optarg, fault_pos_name[pos]); pos++)
+				;
+			if (pos == 3) {
+				fprintf(stderr, "touch: -f %s: want start, middle or end\n",
+					optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'd':
+			secs = strtod(optarg, &end);
+			if (*end || end == optarg || !(secs >= 0.05 && secs <= 10)) {
+				fprintf(stderr, "touch: -d %s: want 0.05 to 10 seconds\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'x':
+			raw = true;
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "touch: unexpected '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!pollute)
+		nsizes = parse_sizes(sizes_arg, sizes, PAGE, 16 * GIB, true, "folio size");
+	else if (ws_arg)
+		nws = parse_sizes(ws_arg, ws, PAGE, 16 * GIB, false, "working set");
+	if (nsizes < 0 || nws < 0) {
+		usage(stderr);
+		return 2;
+	}
+
+	cache_sizes(&ci);
+	/* Refuse what this host cannot hold, before anything runs. */
+	if (pollute) {
+		need = GIB / MIB + (nws ? ws[nws - 1] : ci.llc / 2) / MIB;
+	} else {
+		need = 4 * ci.llc > 256 * MIB ? 4 * ci.llc / MIB : 256;
+		if (need < (long)(sizes[nsizes - 1] / MIB))
+			need = sizes[nsizes - 1] / MIB;
+		if (!strcmp(argv[1], "copy"))
+			need *= 2;
+	}
+	avail = mem_available_mib();
+	if (avail >= 0 && need + 512 > avail) {
+		fprintf(stderr, "touch: needs about %ld MiB, %ld MiB available:"
+			" use smaller sizes\n",
+			need + 512, avail);
+		return 2;
+	}
+	if (dry) {
+		printf("touch %s: %d runs, about %ld MiB; LLC %zu KiB\n", argv[1], runs, need + 512,
+		       ci.llc / KIB);
+		return 0;
+	}
+
+	if (pollute)
+		return cmd_pollute(runs, ws, nws, !!ws_arg, secs, raw, &ci);
+	if (cpu_allowed(0))
+		pin(0);
+	return cmd_fault_copy(!strcmp(argv[1], "copy"), runs, sizes, nsizes, pos, raw, &ci);
+}
