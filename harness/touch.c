@@ -87,100 +87,12 @@
 #define MAX_VARS	6
 #define CELL		22		/* a "median (min-max)" column */
 
-/* From the kernel tree: C calling convention. */
-unsigned long copy_mc_enhanced_fast_string(void *to, const void *from, unsigned int len);
-unsigned long copy_mc_movnti(void *to, const void *from, unsigned long len);
-
 /* The kernel's zero page, the source of __clear_pages_movdir64b(). */
 const uint8_t empty_zero_page[PAGE] __attribute__((aligned(PAGE)));
 
-/*
- * clear_pages()'s convention (%rdi start, %rcx length, %rax zero), called
- * from inline asm as the kernel's alternatives call them; -mno-red-zone,
- * since the CALL writes below the stack pointer. %rax must come back zero.
- */
-#define CLEAR_CALL(insn, addr, len) ({					\
-	void *__a = (addr);						\
-	unsigned long __l = (len), __z = 0;				\
-	__asm__ volatile(insn : "+D" (__a), "+c" (__l), "+a" (__z)	\
-			 : : "cc", "memory");				\
-	__z; })
-
-static unsigned long clear_stosb(void *p, size_t len)
-{
-	return CLEAR_CALL("rep stosb", p, len);
-}
-
-static unsigned long clear_stosq(void *p, size_t len)
-{
-	return CLEAR_CALL("shrq $3, %%rcx; rep stosq", p, len);
-}
-
-static unsigned long clear_movnti(void *p, size_t len)
-{
-	return CLEAR_CALL("call __clear_pages_movnti", p, len);
-}
-
-static unsigned long clear_clzero(void *p, size_t len)
-{
-	return CLEAR_CALL("call __clear_pages_clzero", p, len);
-}
-
-static unsigned long clear_movdir64b(void *p, size_t len)
-{
-	return CLEAR_CALL("call __clear_pages_movdir64b", p, len);
-}
+#include "routines.h"
 
 typedef unsigned long (*clear_fn)(void *, size_t);
-
-static bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int bit)
-{
-	unsigned int r[4];
-
-	if (!__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]))
-		return false;
-	return r[reg] & (1U << bit);
-}
-
-static bool have_erms(void)
-{
-	return cpuid_bit(7, 0, 1, 9);
-}
-
-static bool have_movdir64b(void)
-{
-	return cpuid_bit(7, 0, 2, 28);
-}
-
-/* CLZERO (CPUID 0x80000008 EBX[0]) with a 64-byte CLFLUSH line, as NT_CLZERO. */
-static bool have_clzero(void)
-{
-	unsigned int a, b, c, d;
-
-	if (!cpuid_bit(0x80000008, 0, 1, 0) || !__get_cpuid(1, &a, &b, &c, &d))
-		return false;
-	return ((b >> 8) & 0xff) * 8 == 64;
-}
-
-static void cpu_ident(char *vendor, unsigned int *fam, unsigned int *model,
-		      unsigned int *step)
-{
-	unsigned int a = 0, b = 0, c = 0, d = 0;
-
-	__get_cpuid(0, &a, &b, &c, &d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = 0;
-	__get_cpuid(1, &a, &b, &c, &d);
-	*fam = (a >> 8) & 0xf;
-	*model = (a >> 4) & 0xf;
-	*step = a & 0xf;
-	if (*fam == 0xf)
-		*fam += (a >> 20) & 0xff;
-	if (*fam >= 6)
-		*model |= ((a >> 16) & 0xf) << 4;
-}
 
 /* ---- caches ---- */
 
@@ -635,10 +547,10 @@ static void print_header(const struct cache_info *ci)
 
 	cpu_ident(vendor, &fam, &model, &step);
 	printf("# CPU %s family %#x model %#x stepping %u, %ld CPUs online; erms=%d clzero=%d"
-	       " movdir64b=%d: the kernel's cold clear here is %s (nt_decide(), quirks aside)\n",
+	       " movdir64b=%d: the kernel's cold clear here is %s (as nt_decide())\n",
 	       vendor, fam, model, step, sysconf(_SC_NPROCESSORS_ONLN), have_erms(), have_clzero(),
 	       have_movdir64b(),
-	       have_clzero() ? "clzero" : have_movdir64b() ? "movdir64b" : "movnti");
+	       kernel_cold_choice());
 	printf("# LLC %zu KiB (L%d, from %s)%s%s; L2 %zu KiB\n", ci->llc / KIB, ci->llc_level,
 	       ci->from, ci->unrealistic ? ", unrealistic: " : "", ci->unrealistic ? ci->why : "",
 	       ci->l2 / KIB);

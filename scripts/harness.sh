@@ -26,7 +26,7 @@ if [ "$got" = "$want" ]; then
 	echo "ok 100 harness_mirrors_nt_bad_cpus" >>"$log"
 else
 	echo "not ok 100 harness_mirrors_nt_bad_cpus" >>"$log"
-	echo "# nt_bad_cpus[] is now: $got; update kernel_cold_choice() in harness/clearpage.c" >>"$log"
+	echo "# nt_bad_cpus[] is now: $got; update kernel_cold_choice() in harness/routines.h" >>"$log"
 fi
 cat "$log"
 read -r p f s < <(awk '
