@@ -74,3 +74,12 @@ perf_make() {
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
 }
+
+# The console lines of a guest that a debug kernel must not print: a BUG
+# (DEBUG_PREEMPT's "using smp_processor_id() in preemptible", DEBUG_ATOMIC_
+# SLEEP's "sleeping function called from invalid context", a KASAN report,
+# DEBUG_VM's VM_BUG_ON), a WARNING (lockdep's splats: recursive or
+# circular locking, inconsistent lock state, suspicious RCU usage), an
+# oops or panic, UBSAN. Prints them; succeeds when there are none.
+CONSOLE_BAD='BUG:|kernel BUG at|WARNING:|Oops|general protection fault|Kernel panic|UBSAN:|sleeping function called from invalid context|INFO: (possible|task .* blocked)|KASAN: '
+console_clean() { ! grep -E "$CONSOLE_BAD" "$1"; }

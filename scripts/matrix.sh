@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Boot every row of matrix.tsv (and one clearcpuid=nt_good boot), check what
 # the kernel decided, and print one line per model plus a pass/fail count.
+#
+# ROWS="a b@opt1@opt2" boots only those rows, b with the extra command-line
+# options opt1 and opt2; MATRIX=name names the logs (build/logs/<name>-<row>.log) and the
+# counts (build/results/<name>.counts); SCAN=1 fails a row on any line of
+# CONSOLE_BAD (lib.sh) in its console log: the debug kernel's rows.
 . "$(dirname "$0")/lib.sh"
+
+mname=${MATRIX:-matrix}
 
 [ -f "$OBJ/arch/x86/boot/bzImage" ] || die "no kernel: run 'make build' first"
 # The series' pf-hugetlb selftest goes into the guest image when it exists.
@@ -12,18 +19,27 @@ fi
 logs=$BUILD/logs
 mkdir -p "$logs" "$BUILD/results"
 rows=$(matrix_rows)
-[ -n "${ROWS:-}" ] && rows=$(awk -v want=" $ROWS " 'index(want, " "$1" ")' <<<"$rows")
-[ -n "$rows" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
-runs=$(awk '{print $1}' <<<"$rows")
+if [ -n "${ROWS:-}" ]; then
+	for r in $ROWS; do
+		awk -v n="${r%%@*}" '$1 == n { f = 1 } END { exit !f }' <<<"$rows" ||
+			die "ROWS: no row '${r%%@*}' in matrix.tsv"
+	done
+	runs=$ROWS
+else
+	runs=$(awk '{print $1}' <<<"$rows")
+fi
+[ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 
 total_pass=0 total_fail=0 total_skip=0
 printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy "kunit p/f/s" checks result
 for run in $runs; do
-	log=$logs/matrix-$run.log
+	opt=""
+	case $run in *@*) opt=${run#*@} opt=${opt//@/ } ;; esac
+	log=$logs/$mname-$run.log
 	printf '# booting %s\n' "$run" >&2
 	start=$(date +%s)
 	booted=1
-	"$TOP/scripts/boot.sh" -q -l "$log" "$run" || booted=0
+	"$TOP/scripts/boot.sh" -q -l "$log" ${opt:+-a "$opt"} "${run%%@*}" || booted=0
 	secs=$(($(date +%s) - start))
 	# KUnit leaves: test cases, or the parameters of a parameterised case
 	# (whose own line then only sums them up).
@@ -50,17 +66,24 @@ for run in $runs; do
 	# A boot with no KUnit results at all is a failure too.
 	kmiss=0; [ $booted = 1 ] && [ $((kp + kf + ks)) = 0 ] && kmiss=1
 	pass=$((kp + gp + booted)) fail=$((kf + gf + bf + kmiss))
+	# SCAN=1: the console must be clean (one check, passed or failed).
+	bad=""
+	if [ "${SCAN:-0}" = 1 ]; then
+		bad=$(console_clean "$log" | head -5 || true)
+		if [ -z "$bad" ]; then pass=$((pass + 1)); gp=$((gp + 1)); else fail=$((fail + 1)); gf=$((gf + 1)); fi
+	fi
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks + gs))
 	res=PASS; [ $fail = 0 ] || res=FAIL
 	printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
 		"$(val reason)" "$(val cold)" "$(val copy)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
 	if [ $fail != 0 ]; then
+		[ -z "$bad" ] || sed 's/^/    | console: /' <<<"$bad"
 		# (|| true: head closing the pipe early must not end the matrix)
 		{ grep -E '^(not ok|# )|^    not ok|x86/nt:|Kernel panic|BUG:|# .*hung' "$log" || true; } |
 			head -20 | sed 's/^/    | /' || true
 		echo "    | full log: $log"
 	fi
 done
-echo "$total_pass $total_fail $total_skip" >"$BUILD/results/matrix.counts"
-echo "matrix: $total_pass passed, $total_fail failed, $total_skip skipped"
+echo "$total_pass $total_fail $total_skip" >"$BUILD/results/$mname.counts"
+echo "$mname: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail = 0 ]

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The debug kernel: the guest configuration (config/nt.config) with the
+# kernel's own debugging (config/debug.config: full preemption with
+# PREEMPT_DYNAMIC, DEBUG_PREEMPT, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, generic
+# KASAN, DEBUG_VM, the series' KUnit suites), built in build/debug-obj and
+# booted on $DEBUG_ROWS: each row runs KUnit, the guest checks and
+# pf-hugetlb (2 MiB zeroing and CoW, both cold: nt_copy_threshold=2M), and
+# fails on any line of CONSOLE_BAD (lib.sh) in its console log.
+#
+# First, that check is shown to fail: a clean console log with one bad line
+# of each kind added must fail it (the broken-tree run in README does the
+# same with a real kernel).
+. "$(dirname "$0")/lib.sh"
+
+# One NT-good Intel row, one NT-bad (quirk) row, one AMD row, and the lazy
+# preemption model (x86 in 7.3 has no PREEMPT_NONE: see config/debug.config).
+rows=${DEBUG_ROWS:-"Icelake-Server@nt_copy_threshold=2M Broadwell-X@nt_copy_threshold=2M EPYC-Milan@nt_copy_threshold=2M Icelake-Server@preempt=lazy@nt_copy_threshold=2M"}
+res=$BUILD/results
+mkdir -p "$res" "$BUILD/logs"
+pass=0 fail=0 n=0
+t() { # t <0|1> <name> [why]
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "ok $n $2"
+	else fail=$((fail + 1)); echo "not ok $n $2"; [ -z "${3:-}" ] || echo "# $3"; fi
+}
+
+# 1. The console check fails on each kind of line, and passes a clean log.
+clean=$BUILD/logs/debug-scan-clean.log
+cat >"$clean" <<'LOG'
+Linux version 7.3.4 (root@ci) #1 SMP PREEMPT_DYNAMIC
+kasan: KernelAddressSanitizer initialized
+Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
+x86/nt: cold clear: movnti, from 2048K folios
+    ok 1 nt_decide_test
+NT-GUEST-DONE
+LOG
+ok=0; console_clean "$clean" >/dev/null && ok=1
+t $ok console_scan_passes_clean_log
+while IFS= read -r line; do
+	f=$BUILD/logs/debug-scan-bad.log
+	{ cat "$clean"; echo "$line"; } >"$f"
+	ok=0; console_clean "$f" >/dev/null || ok=1
+	t $ok "console_scan_fails: ${line%%:*}" "not caught: $line"
+done <<'LOG'
+BUG: using smp_processor_id() in preemptible [00000000] code: init/1
+BUG: sleeping function called from invalid context at mm/memory.c:7590
+BUG: KASAN: slab-out-of-bounds in clear_contig_highpages+0x51/0x90
+WARNING: possible recursive locking detected
+WARNING: inconsistent lock state
+WARNING: suspicious RCU usage
+WARNING: CPU: 0 PID: 1 at mm/memory.c:7590 folio_zero_user+0x1/0x2
+kernel BUG at mm/memory.c:7590!
+Oops: general protection fault, probably for non-canonical address
+Kernel panic - not syncing: Fatal exception
+UBSAN: shift-out-of-bounds in arch/x86/mm/nt_stores.c:99:1
+INFO: task init:1 blocked for more than 120 seconds.
+LOG
+rm -f "$BUILD/logs/debug-scan-bad.log"
+
+# 2. Build the debug kernel.
+dobj=$BUILD/debug-obj
+ok=0
+OBJ=$dobj FRAGMENTS="$TOP/config/nt.config $TOP/config/debug.config" \
+	"$TOP/scripts/build.sh" 2>"$BUILD/logs/debug-build.log" && ok=1
+t $ok debug_kernel_builds "$(tail -5 "$BUILD/logs/debug-build.log")"
+for o in PREEMPT PREEMPT_DYNAMIC DEBUG_PREEMPT PROVE_LOCKING DEBUG_ATOMIC_SLEEP KASAN KASAN_GENERIC DEBUG_VM; do
+	grep -qx "CONFIG_$o=y" "$dobj/.config" 2>/dev/null || { ok=0; echo "# CONFIG_$o is not set"; }
+done
+
+# 3. Boot its rows (the matrix's checks, and the console scan).
+if [ $ok = 1 ]; then
+	OBJ=$dobj MATRIX=debug SCAN=1 BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \
+		ROWS="$rows" "$TOP/scripts/matrix.sh" || true
+else
+	echo "0 1 0" >"$res/debug.counts"
+fi
+read -r mp mf ms <"$res/debug.counts" 2>/dev/null || { mp=0 mf=1 ms=0; }
+echo "$((pass + mp)) $((fail + mf)) $ms" >"$res/debug.counts"
+echo "debug: $((pass + mp)) passed, $((fail + mf)) failed, $ms skipped"
+[ $((fail + mf)) = 0 ]
