@@ -8,7 +8,8 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench harness-calibrate perf bench selftests check export status clean distclean help
+	harness harness-bench harness-calibrate perf bench selftests sparse builds htmldocs \
+	debug debug-broken check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -74,7 +75,27 @@ bench: realise
 selftests: realise
 	@$(S)/selftests.sh run
 
-## make check      checkpatch, bisect, build, matrix, harness, perf, selftests (BISECT=0: no bisect)
+## make sparse     sparse (C=2) and W=1 on the series' C files, against the base's
+sparse: build
+	@$(S)/sparse.sh
+
+## make builds     i386 and arm64 (cross) builds of what the series touches; the cold path compiles away
+builds: realise
+	@$(S)/builds.sh
+
+## make htmldocs   htmldocs of arch/x86 and admin-guide: no warning from the series' documents
+htmldocs: realise
+	@$(S)/htmldocs.sh
+
+## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
+debug: realise
+	@$(S)/debug.sh
+
+## make debug-broken  break the tree on purpose and show the debug row fails (then restore it)
+debug-broken: realise
+	@DEBUG_BROKEN=1 $(S)/debug.sh
+
+## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
 check: realise
 	@$(S)/check.sh
 
@@ -94,7 +115,8 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/logs build/results build/initramfs.cpio
+	rm -rf build/obj build/bisect-obj build/debug-obj build/i386-obj build/arm64-obj build/docs \
+		build/logs build/results build/initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)
 distclean:

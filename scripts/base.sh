@@ -30,25 +30,10 @@ if [ -f "$shared" ]; then
 	echo "$want"; exit 0
 fi
 
-# The mirror URI of the machine's own Debian sources (deb822 or one-line).
-mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-	awk '/^URIs:/ {print $2}' | grep -v -e security -e '^$' | head -1 || true)
-[ -n "$mirror" ] || mirror=$(grep -hE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-	grep -v security | awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' || true)
-[ -n "$mirror" ] || die "no Debian mirror in this machine's apt configuration; put $name in $BASE_DIR"
-
 st=$(mktemp -d)
 trap 'rm -rf "$st"' EXIT
-mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$st/etc/preferences.d"
-key=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb [signed-by=$key] $mirror $BASE_SUITE main" >"$st/etc/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$st/etc/sources.list" -o "Dir::Etc::SourceParts=-"
-	-o "Dir::Etc::PreferencesParts=$st/etc/preferences.d"
-	-o "Dir::State::Lists=$st/lists" -o "Dir::Cache=$st/cache"
-	-o "Dir::State::Status=/var/lib/dpkg/status" -o "APT::Get::List-Cleanup=0")
 note "base: fetching $BASE_PKG $BASE_VERSION from $BASE_SUITE (private apt state in $st)"
-apt-get -qq "${apt_opts[@]}" update >"$st/update.log" 2>&1 ||
-	die "apt-get update for $BASE_SUITE failed: $(tail -3 "$st/update.log")"
+apt_private "$st" deb "$BASE_SUITE" || die "put $name in $BASE_DIR"
 have=$(apt-cache "${apt_opts[@]}" madison "$BASE_PKG" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}')
 grep -qxF "$BASE_VERSION" <<<"$have" ||
 	die "$BASE_PKG $BASE_VERSION (patches/base-version) is not in $BASE_SUITE; available: ${have:-none}

@@ -83,3 +83,26 @@ matrix_rows() {
 # oops or panic, UBSAN. Prints them; succeeds when there are none.
 CONSOLE_BAD='BUG:|kernel BUG at|WARNING:|Oops|general protection fault|Kernel panic|UBSAN:|sleeping function called from invalid context|INFO: (possible|task .* blocked)|KASAN: '
 console_clean() { ! grep -E "$CONSOLE_BAD" "$1"; }
+
+# apt_private <dir> <deb|deb-src> <suite>: an apt state of its own in <dir>,
+# with one Debian suite (main) from the mirror this machine's own apt uses,
+# updated; sets apt_opts for apt-get/apt-cache. Used to take a package this
+# machine's release does not have (the base, a newer sparse) without
+# touching its apt configuration.
+apt_private() {
+	local st=$1 type=$2 suite=$3 mirror key=/usr/share/keyrings/debian-archive-keyring.gpg
+	# The mirror URI of the machine's own Debian sources (deb822 or one-line).
+	mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '/^URIs:/ {print $2}' | grep -v -e security -e '^$' | head -1 || true)
+	[ -n "$mirror" ] || mirror=$(grep -hE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -v security | awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' || true)
+	[ -n "$mirror" ] || { echo "error: no Debian mirror in this machine's apt configuration" >&2; return 1; }
+	mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$st/etc/preferences.d"
+	echo "$type [signed-by=$key] $mirror $suite main" >"$st/etc/sources.list"
+	apt_opts=(-o "Dir::Etc::SourceList=$st/etc/sources.list" -o "Dir::Etc::SourceParts=-"
+		-o "Dir::Etc::PreferencesParts=$st/etc/preferences.d"
+		-o "Dir::State::Lists=$st/lists" -o "Dir::Cache=$st/cache"
+		-o "Dir::State::Status=/var/lib/dpkg/status" -o "APT::Get::List-Cleanup=0")
+	apt-get -qq "${apt_opts[@]}" update >"$st/update.log" 2>&1 ||
+		{ echo "error: apt-get update for $suite failed: $(tail -3 "$st/update.log")" >&2; return 1; }
+}

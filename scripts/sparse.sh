@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# sparse (make C=2) and W=1 on every C file the kernel series touches and the
+# main configuration builds: no warning that the base does not already have.
+#
+# Each file is checked at HEAD in the main build folder, and, where the base
+# has it, the base's version of it too, as a sibling file (<name>__ntbase.c,
+# removed afterwards) built with the same flags; warnings are compared
+# without their line and column numbers. A file new in the series must have
+# none. Debian 12's sparse (0.6.4) is older than this kernel accepts
+# (scripts/checker-valid.sh: __typeof_unqual__), so sparse is built from
+# Debian's own newer source package (sid, $SPARSE_VERSION) into build/sparse.
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+[ -f "$OBJ/vmlinux" ] || die "no main build in $OBJ (make build)"
+SPARSE_VERSION=${SPARSE_VERSION:-0.6.5~rc1-2}
+sp=$BUILD/sparse/sparse
+res=$BUILD/results
+mkdir -p "$res" "$BUILD/logs"
+log=$BUILD/logs/sparse.log
+: >"$log"
+
+get_sparse() {
+	local st dir
+	[ -x "$sp" ] && [ "$(sh "$SRC/scripts/checker-valid.sh" "$sp" -m64 2>/dev/null)" = 1 ] && return 0
+	st=$(mktemp -d)
+	note "sparse: building Debian's sparse $SPARSE_VERSION from source (sid)"
+	apt_private "$st" deb-src sid || return 1
+	(cd "$st" && apt-get -qq "${apt_opts[@]}" source --download-only "sparse=$SPARSE_VERSION") >"$st/dl.log" 2>&1 ||
+		{ echo "error: apt-get source sparse=$SPARSE_VERSION failed: $(tail -2 "$st/dl.log")" >&2; return 1; }
+	tar -C "$st" -xzf "$st"/sparse_*.orig.tar.gz
+	dir=$(ls -d "$st"/sparse-*/ | head -1)
+	make -s -C "$dir" -j"$JOBS" sparse HAVE_LIBXML=no HAVE_SQLITE=no HAVE_GTK=no >"$st/build.log" 2>&1 ||
+		{ echo "error: sparse build failed: $(tail -3 "$st/build.log")" >&2; return 1; }
+	mkdir -p "$(dirname "$sp")"
+	cp "$dir/sparse" "$sp"
+	rm -rf "$st"
+	[ "$(sh "$SRC/scripts/checker-valid.sh" "$sp" -m64)" = 1 ] ||
+		{ echo "error: $sp does not pass the kernel's scripts/checker-valid.sh" >&2; return 1; }
+}
+
+# The warnings of one object, C=2 and W=1, as "<kind>: <message>" lines:
+# file, line and column dropped, the __ntbase suffix too.
+warnings() { # warnings <object>
+	kmake -s C=2 CHECK="$sp" W=1 "$1" 2>&1 | tee -a "$log" |
+		sed -n 's/^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\): /\1: /p' |
+		sed 's/__ntbase//g' | sort
+}
+
+pass=0 fail=0 skip=0 n=0
+if ! get_sparse; then
+	echo "0 1 0" >"$res/sparse.counts"
+	die "no usable sparse"
+fi
+files=${SPARSE_FILES:-$(git -C "$SRC" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)}
+for f in $files; do
+	n=$((n + 1))
+	o=${f%.c}.o
+	if [ ! -f "$OBJ/$o" ]; then
+		skip=$((skip + 1)); echo "ok $n $f # SKIP not built by the main configuration"
+		continue
+	fi
+	head=$(warnings "$o")
+	base="" what="new file"
+	if git -C "$SRC" cat-file -e "base:$f" 2>/dev/null; then
+		b=${f%.c}__ntbase
+		git -C "$SRC" show "base:$f" >"$SRC/$b.c"
+		base=$(warnings "$b.o")
+		rm -f "$SRC/$b.c" "$OBJ/$b.o" "$OBJ/$(dirname "$f")/.$(basename "$b").o.cmd"
+		what="$(grep -c . <<<"$base" || true) in the base"
+	fi
+	new=$(comm -23 <(echo "$head") <(echo "$base") | grep . || true)
+	nh=$(grep -c . <<<"$head" || true)
+	if [ -z "$new" ]; then
+		pass=$((pass + 1)); echo "ok $n $f ($nh warnings, $what)"
+	else
+		fail=$((fail + 1)); echo "not ok $n $f (new: $(grep -c . <<<"$new"); $nh, $what)"
+		sed 's/^/    # /' <<<"$new"
+	fi
+done
+echo "$pass $fail $skip" >"$res/sparse.counts"
+echo "sparse: $pass passed, $fail failed, $skip skipped (log: $log)"
+[ $fail = 0 ]
