@@ -70,7 +70,9 @@ for f in $files; do
 		continue
 	fi
 	base="" what="new file"
-	if git -C "$SRC" cat-file -e "base:$f" 2>/dev/null; then
+	git -C "$SRC" cat-file -e "base:$f" 2>/dev/null && what="none to compare with the base's"
+	# The base's version is built only where HEAD has warnings to compare.
+	if [ -n "$head" ] && git -C "$SRC" cat-file -e "base:$f" 2>/dev/null; then
 		b=${f%.c}__ntbase
 		trap 'rm -f "$SRC/$b.c"' EXIT
 		git -C "$SRC" show "base:$f" >"$SRC/$b.c"
