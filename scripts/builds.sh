@@ -22,11 +22,6 @@
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"
 pass=0 fail=0 n=0
-t() { # t <0|1> <name> [why...]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "ok $n $2"
-	else fail=$((fail + 1)); echo "not ok $n $2"; shift 2; for w in "$@"; do [ -z "$w" ] || echo "# $w"; done; fi
-}
 touched=$(git -C "$SRC" diff --name-only base..HEAD -- '*.c' '*.h' '*.S' | grep -v '^tools/' || true)
 slack=${TEXT_SLACK:-32}
 
@@ -49,13 +44,13 @@ build_arch() { # build_arch <arch> <cross prefix> <fragment> <targets>
 	done <"$frag"
 	# shellcheck disable=SC2086
 	[ $ok = 1 ] && { "${amake[@]}" $targets >>"$log" 2>&1 || ok=0; }
-	t $ok "${arch}_builds" "$(grep -E 'error|wanted' "$log" | head -5)"
+	ktap $ok "${arch}_builds" "$(grep -E 'error|wanted' "$log" | head -5)"
 	[ $ok = 1 ] || return 0
 	w=""
 	for f in $touched; do
 		w="$w$(grep -E "(^|/)$f:[0-9]+:[0-9]+: warning:" "$log" || true)"
 	done
-	t "$([ -z "$w" ] && echo 1 || echo 0)" "${arch}_no_warning_in_the_series_files" "$w"
+	ktap "$([ -z "$w" ] && echo 1 || echo 0)" "${arch}_no_warning_in_the_series_files" "$w"
 	local und="" d o
 	for d in $targets; do
 		[ -d "$obj/${d%/}" ] || continue
@@ -66,7 +61,7 @@ build_arch() { # build_arch <arch> <cross prefix> <fragment> <targets>
 		done
 	done
 	[ "$targets" = vmlinux ] && und=""	# linked: the link itself checked it
-	t "$([ -z "$und" ] && echo 1 || echo 0)" "${arch}_no_reference_to_the_series_64_bit_code" "$und"
+	ktap "$([ -z "$und" ] && echo 1 || echo 0)" "${arch}_no_reference_to_the_series_64_bit_code" "$und"
 
 	# The cold path compiles away: no function of it in mm/memory.o, and
 	# the same text as the base's mm/memory.c built with the same flags.
@@ -88,7 +83,7 @@ build_arch() { # build_arch <arch> <cross prefix> <fragment> <targets>
 	ok=0
 	[ $built = 1 ] && [ -z "$syms" ] && [ -n "$hs" ] && [ -n "$bs" ] &&
 		[ $((hs - bs)) -le "$slack" ] && [ $((bs - hs)) -le "$slack" ] && ok=1
-	t $ok "${arch}_cold_path_compiles_away (mm/memory.o .text $hs bytes, base $bs; $(tr '\n' ';' <<<"$diff"))" "$syms"
+	ktap $ok "${arch}_cold_path_compiles_away (mm/memory.o .text $hs bytes, base $bs; $(tr '\n' ';' <<<"$diff"))" "$syms"
 }
 
 build_arch i386 "" "$TOP/config/i386.config" "${I386_TARGETS:-arch/x86/kernel/cpu/ arch/x86/mm/ arch/x86/lib/ mm/}"

@@ -21,11 +21,6 @@ rows=${DEBUG_ROWS:-"Icelake-Server@nt_copy_threshold=2M Skylake-Server@nt_copy_t
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"
 pass=0 fail=0 n=0
-t() { # t <0|1> <name> [why]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "ok $n $2"
-	else fail=$((fail + 1)); echo "not ok $n $2"; [ -z "${3:-}" ] || echo "# $3"; fi
-}
 
 dobj=$BUILD/debug-obj
 dbuild() {
@@ -65,12 +60,12 @@ x86/nt: cold clear: movnti, from 2048K folios
 NT-GUEST-DONE
 LOG
 ok=0; console_clean "$clean" >/dev/null && ok=1
-t $ok console_scan_passes_clean_log
+ktap $ok console_scan_passes_clean_log
 while IFS= read -r line; do
 	f=$BUILD/logs/debug-scan-bad.log
 	{ cat "$clean"; echo "$line"; } >"$f"
 	ok=0; console_clean "$f" >/dev/null || ok=1
-	t $ok "console_scan_fails_on: $(cut -c1-48 <<<"$line")" "not caught: $line"
+	ktap $ok "console_scan_fails_on: $(cut -c1-48 <<<"$line")" "not caught: $line"
 done <<'LOG'
 BUG: using smp_processor_id() in preemptible [00000000] code: init/1
 BUG: sleeping function called from invalid context at mm/memory.c:7590
@@ -90,7 +85,7 @@ rm -f "$BUILD/logs/debug-scan-bad.log"
 # 2. Build the debug kernel.
 ok=0
 dbuild && ok=1
-t $ok debug_kernel_builds "$(tail -5 "$BUILD/logs/debug-build.log")"
+ktap $ok debug_kernel_builds "$(tail -5 "$BUILD/logs/debug-build.log")"
 for o in PREEMPT PREEMPT_DYNAMIC DEBUG_PREEMPT PROVE_LOCKING DEBUG_ATOMIC_SLEEP KASAN KASAN_GENERIC DEBUG_VM; do
 	grep -qx "CONFIG_$o=y" "$dobj/.config" 2>/dev/null || { ok=0; echo "# CONFIG_$o is not set"; }
 done

@@ -13,25 +13,20 @@ res=$BUILD/results
 log=$BUILD/logs/htmldocs.log
 mkdir -p "$out" "$res" "$BUILD/logs"
 pass=0 fail=0 n=0
-t() { # t <0|1> <name> [why...]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "ok $n $2"
-	else fail=$((fail + 1)); echo "not ok $n $2"; shift 2; for w in "$@"; do echo "# $w"; done; fi
-}
 note "htmldocs: SPHINXDIRS=\"$dirs\" with $(sphinx-build --version 2>&1)"
 ok=1
 make -C "$SRC" O="$out" -j"$JOBS" htmldocs SPHINXDIRS="$dirs" >"$log" 2>&1 || ok=0
-t $ok htmldocs_builds "$(tail -5 "$log")"
+ktap $ok htmldocs_builds "$(tail -5 "$log")"
 html=$(find "$out/Documentation/output" -name nt-stores.html -path '*arch/x86*' | head -1)
 ok=0; [ -n "$html" ] && grep -q 'MOVDIR64B' "$html" && ok=1
-t $ok nt_stores_html_built "no arch/x86/nt-stores.html under $out/Documentation/output"
+ktap $ok nt_stores_html_built "no arch/x86/nt-stores.html under $out/Documentation/output"
 # A warning or error located in nt-stores.rst or kernel-parameters.{txt,rst},
 # or naming nt-stores (a reference or toctree entry); the base's own (185
 # with Sphinx 5.3 in these directories, mostly references out of them) do
 # neither.
 w=$(grep -E 'WARNING|ERROR|CRITICAL' "$log" |
 	grep -E 'nt-stores|kernel-parameters\.(txt|rst):' || true)
-t "$([ -z "$w" ] && echo 1 || echo 0)" no_warning_from_the_series_documents "$w"
+ktap "$([ -z "$w" ] && echo 1 || echo 0)" no_warning_from_the_series_documents "$w"
 echo "$pass $fail 0" >"$res/htmldocs.counts"
 echo "htmldocs: $pass passed, $fail failed ($(grep -ciE 'warning' "$log" || true) warnings in all, log: $log)"
 [ $fail = 0 ]

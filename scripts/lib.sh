@@ -106,3 +106,15 @@ apt_private() {
 	apt-get -qq "${apt_opts[@]}" update >"$st/update.log" 2>&1 ||
 		{ echo "error: apt-get update for $suite failed: $(tail -3 "$st/update.log")" >&2; return 1; }
 }
+
+# One KTAP result line of a stage script: ktap <0|1> <name> [diagnostic...];
+# counts in the caller's n, pass and fail; each non-empty diagnostic is
+# printed as a "# " line under a failure.
+ktap() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "ok $n $2"; return 0; fi
+	fail=$((fail + 1)); echo "not ok $n $2"
+	shift 2
+	local w
+	for w in "$@"; do [ -z "$w" ] || echo "# $w"; done
+}
