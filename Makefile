@@ -45,7 +45,7 @@ matrix: build
 checkpatch: realise
 	@$(S)/checkpatch.sh
 
-## make bisect     build after each patch in turn (own worktree)
+## make bisect     build HEAD, then each patch in turn on top of it (bisectability)
 bisect: realise
 	@$(S)/bisect.sh
 

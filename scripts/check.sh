@@ -11,13 +11,8 @@ mkdir -p "$res"
 # folder, ending with HEAD, so that the build stage after it has nothing
 # left to do; BISECT=0 skips it (the build stage then builds HEAD), and
 # "make bisect" runs it alone.
-# The debug stage is out of the default for now: one of its boots (1 in
-# about 14) got a KASAN wild-memory-access report in an early-boot
-# interrupt (handle_edge_irq, during identify_cpu(), before any of the
-# series' code runs) that is not understood yet; CHECK_STAGES="... debug"
-# or make debug runs it.
-default="checkpatch bisect build matrix harness perf selftests sparse builds htmldocs"
-[ "${BISECT:-1}" = 0 ] && default="checkpatch build matrix harness perf selftests sparse builds htmldocs"
+default="checkpatch bisect build matrix harness perf selftests sparse builds htmldocs debug"
+[ "${BISECT:-1}" = 0 ] && default="checkpatch build matrix harness perf selftests sparse builds htmldocs debug"
 stages=${CHECK_STAGES:-$default}
 for s in $stages; do
 	echo "=== $s" >&2
