@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench harness-calibrate perf bench selftests sparse builds htmldocs \
-	debug debug-broken check export status clean distclean help
+	debug debug-broken bisect-broken check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -86,6 +86,10 @@ builds: realise
 ## make htmldocs   htmldocs of arch/x86 and admin-guide: no warning from the series' documents
 htmldocs: realise
 	@$(S)/htmldocs.sh
+
+## make bisect-broken  show that the bisect fails a commit that uses what a later one adds (throwaway copy)
+bisect-broken: realise
+	@$(S)/bisect-broken.sh
 
 ## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
 debug: realise

@@ -29,7 +29,7 @@
 # checked by checkpatch.
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+[ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 [ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
 branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) ||
 	die "$SRC is not on a branch (a bisect stopped half-way?): git -C $SRC checkout master"
@@ -54,10 +54,11 @@ stamp=$OBJ/.bisect/stamp
 # Build the commit checked out ($1): target $2, targets to rebuild from
 # bisect-plan.py's scope $3 (series or all). Sets built and warn.
 build_at() {
-	local c=$1 target=$2 mode=$3 t files f w
+	local c=$1 target=$2 mode=$3 t dels files f w
 	warn="" built=1
 	[ -f "$OBJ/.bisect/mtimes" ] && plan restore-mtimes "$SRC" "$OBJ"
-	for t in $(plan plan "$SRC" "$OBJ" "$head" "$c" "$mode"); do
+	dels=$(plan plan "$SRC" "$OBJ" "$head" "$c" "$mode")
+	for t in $dels; do
 		rm -f "$OBJ/$t"
 	done
 	touch "$stamp"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Shows that the bisect stage fails a commit that uses what a later commit
+# adds, although it rebuilds only part of the tree at each commit: a
+# throwaway copy of the series (branch bisect-broken, a worktree of the
+# realised tree in build/bisect-broken-src, built in
+# build/bisect-broken-obj) with a commit after patch 1 that calls
+# nt_broken() from mm/page_alloc.c, and a last commit that defines it in
+# arch/x86/mm/nt_stores.c. scripts/bisect.sh on it must fail that commit
+# and every one after it up to the last (vmlinux does not link: undefined
+# nt_broken), and pass patch 1 and the last. The realised tree and the main
+# build folder are not touched; the worktree, branch and build folder are
+# removed at the end (the log stays in build/logs/bisect-broken.log).
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+wt=$BUILD/bisect-broken-src
+bobj=$BUILD/bisect-broken-obj
+log=$BUILD/logs/bisect-broken.log
+mkdir -p "$BUILD/logs"
+cleanup() {
+	git -C "$SRC" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
+	rm -rf "$bobj"
+}
+cleanup
+trap cleanup EXIT
+
+# The kernel patches of the series (not tools/ or Documentation/ only).
+kernel=()
+for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
+	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" |
+		grep -qvE '^(tools|Documentation)/' && kernel+=("$c")
+done
+[ ${#kernel[@]} -ge 3 ] || die "too few kernel patches to show it"
+last=${kernel[-1]}
+git -C "$SRC" worktree add -q -b bisect-broken "$wt" "${kernel[0]}"
+g() { git -C "$wt" -c user.name=bisect-broken -c user.email=bisect-broken@invalid "$@"; }
+cat >>"$wt/mm/page_alloc.c" <<'EOF'
+
+void nt_broken(void);
+
+static int __init nt_broken_call(void)
+{
+	nt_broken();
+	return 0;
+}
+late_initcall(nt_broken_call);
+EOF
+g commit -q -a -m "broken: call nt_broken(), which a later commit defines"
+g cherry-pick "${kernel[0]}..$last" >/dev/null
+cat >>"$wt/arch/x86/mm/nt_stores.c" <<'EOF'
+
+void nt_broken(void);
+void nt_broken(void)
+{
+}
+EOF
+g commit -q -a -m "broken: define nt_broken()"
+
+counts=$BUILD/results/bisect.counts
+[ -f "$counts" ] && cp "$counts" "$counts.keep"
+SRC=$wt OBJ=$bobj "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
+cat "$log"
+# Expected: patch 1 and the last commit pass, every commit between fails
+# to build, with nt_broken undefined.
+n=$(git -C "$wt" rev-list --count base..HEAD)
+want=$((n - 2))
+got=$(grep -c '^not ok .* (build failed' "$log" || true)
+ok=0
+if grep -q "^ok $(git -C "$wt" log -1 --format=%h "${kernel[0]}") " "$log" &&
+	grep -q "^ok $(git -C "$wt" log -1 --format=%h HEAD) " "$log" &&
+	[ "$got" = "$want" ] && grep -q "undefined reference to .nt_broken'" "$log"; then
+	ok=1
+fi
+if [ $ok = 1 ]; then
+	echo "ok bisect_fails_a_commit_that_uses_a_later_one ($got of $n commits failed to link, as they should)"
+else
+	echo "not ok bisect_fails_a_commit_that_uses_a_later_one ($got commits failed, $want expected; log: $log)"
+	exit 1
+fi
