@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench harness-calibrate perf bench selftests sparse builds htmldocs \
+	harness harness-bench harness-calibrate perf bench selftests mmtests mmtests-broken sparse builds htmldocs \
 	debug debug-broken bisect-broken check export status clean distclean help
 
 help:
@@ -75,6 +75,14 @@ bench: realise
 selftests: realise
 	@$(S)/selftests.sh run
 
+## make mmtests    the kernel's mm selftests (cow, hugetlb, THP) in guests, all large folios cold and with nt_stores=off
+mmtests: realise
+	@$(S)/mmtests.sh
+
+## make mmtests-broken  flip one byte of each cold copy on purpose and show cow fails (then restore it)
+mmtests-broken: realise
+	@MMTESTS_BROKEN=1 $(S)/mmtests.sh
+
 ## make sparse     sparse (C=2) and W=1 on the series' C files, against the base's
 sparse: build
 	@$(S)/sparse.sh
@@ -99,7 +107,7 @@ debug: realise
 debug-broken: realise
 	@DEBUG_BROKEN=1 $(S)/debug.sh
 
-## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
+## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, mmtests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
 check: realise
 	@$(S)/check.sh
 
@@ -119,7 +127,7 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/debug-obj build/i386-obj build/arm64-obj build/docs \
+	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs \
 		build/logs build/results build/initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)

@@ -35,7 +35,7 @@ fi
 [ $check_only = 1 ] && exit 0
 kernel=$OBJ/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
-initrd=$BUILD/initramfs.cpio
+initrd=${INITRD:-$BUILD/initramfs.cpio}
 [ -f "$initrd" ] || "$TOP/scripts/initramfs.sh" "$initrd"
 
 log=${log:-$BUILD/logs/boot-$name.log}
@@ -44,7 +44,8 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_
 # 8G (allocated by QEMU only as the guest touches it) and two 1 GiB pages
 # for pf-hugetlb where the model has pdpe1gb; others ignore hugepagesz=1G.
 mem=${BOOT_MEM:-8G}
-append="$append hugepagesz=1G hugepages=2"
+# BOOT_HUGE replaces that (the mmtests stage: no 1 GiB pool).
+append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2}"
 # 1 GiB pages are tested on a few rows, not on every one (each 1 GiB clear
 # takes seconds under TCG): the CoW copy and zeroing on Icelake-Server
 # (NT-good, pdpe1gb), so that the series' 1 GiB copy is checked in a guest

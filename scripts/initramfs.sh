@@ -16,7 +16,9 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp "$bb" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$TOP/guest/init" "$root/init"
-# Extra guest payload (test binaries) staged by other targets.
-[ -d "$BUILD/guest-extra" ] && cp -a "$BUILD/guest-extra/." "$root/"
+# Extra guest payload (test binaries) staged by other targets; GUEST_EXTRA
+# names another folder (the mmtests stage's image).
+extra=${GUEST_EXTRA:-$BUILD/guest-extra}
+[ -d "$extra" ] && cp -a "$extra/." "$root/"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The kernel's own mm selftests against the cold paths: a guest kernel of
+# the series with what they need (config/nt.config + config/mmtests.config,
+# in build/mmtests-obj), the tests of $MMTESTS built statically from the
+# realised tree and carried in an initramfs of their own (guest/mmtests runs
+# them), booted on each row of $MMTESTS_ROWS twice: "cold", every large
+# folio cleared and copied cold (nt_threshold=8K nt_copy_threshold=8K, the
+# minimum), and "off" (nt_stores=off, the kernel clears and copies as
+# mainline). A test fails on any "not ok" case or a bad exit in the cold run,
+# and on any case that passes off but not cold; the totals of both runs are
+# printed side by side. A failure of the off run alone (the base kernel's)
+# is reported, not counted.
+#
+# MMTESTS_BROKEN=1 (make mmtests-broken) shows that it can fail: it makes
+# each cold copy batch (mm/memory.c, copy_contig_highpages()) flip one byte
+# of its source, as a copy with a wrong store address would, builds, runs
+# cow cold on the first row, which must report "not ok", then restores the
+# tree and rebuilds. (A wrong byte in the destination cow cannot see: in
+# every cow case the writer that takes the copy overwrites all of it at
+# once. pf-hugetlb checks every byte of the copy: the matrix and debug
+# stages.)
+. "$(dirname "$0")/lib.sh"
+
+# Why each test is in (docs/checks.md has the list and the ones left out):
+# cow: CoW of base pages, every mTHP size, PMD THP and hugetlb, swapped out
+#   or not, with GUP pins: folio_zero_user() on every THP fault,
+#   copy_user_large_folio() on every hugetlb CoW;
+# hugetlb-mmap, hugetlb-shm, hugetlb-madvise, hugetlb-mremap,
+#   hugetlb_madv_vs_map, thuge-gen: hugetlb faults (the cold clear) through
+#   memfd, SysV shm, MAP_HUGETLB, mremap and madvise, data checked;
+# khugepaged, split_huge_page_test, transhuge-stress,
+#   folio_split_race_test, mkdirty: anonymous THP faults, collapse and
+#   splits of cold-cleared THPs, their contents checked.
+tests=${MMTESTS:-"cow hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen khugepaged split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
+# One NT-good Intel row and one AMD row (matrix.tsv).
+rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
+cold_args="nt_threshold=8K nt_copy_threshold=8K"
+off_args="nt_stores=off"
+
+res=$BUILD/results
+logs=$BUILD/logs
+mobj=$BUILD/mmtests-obj
+sel=$BUILD/mmtests-sel
+extra=$BUILD/mmtests-extra
+initrd=$BUILD/mmtests-initramfs.cpio
+hdr=$BUILD/headers
+mkdir -p "$res" "$logs"
+pass=0 fail=0 skip=0 n=0
+
+mbuild() {
+	OBJ=$mobj FRAGMENTS="$TOP/config/nt.config $TOP/config/mmtests.config" \
+		"$TOP/scripts/build.sh" 2>"$logs/mmtests-build.log"
+}
+
+# The tests, static, against the tree's own uapi headers; then the image.
+mimage() {
+	local stamp want t
+	stamp=$hdr/.nt-stamp
+	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$hdr/usr/include" ]; then
+		make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || return 1
+		echo "$want" >"$stamp"
+	fi
+	mkdir -p "$sel"
+	make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$sel" \
+		KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \
+		$(for t in $tests; do echo "$sel/$t"; done) >"$logs/mmtests-sel.log" 2>&1 || return 1
+	rm -rf "$extra"
+	mkdir -p "$extra/bin/mm"
+	for t in $tests; do cp "$sel/$t" "$extra/bin/mm/"; done
+	install -m 755 "$TOP/guest/mmtests" "$extra/bin/mmtests"
+	GUEST_EXTRA=$extra "$TOP/scripts/initramfs.sh" "$initrd"
+}
+
+# mboot <row> <cold|off> <tests>: boot it, the console in $logs/mmtests-<row>-<mode>.log
+mboot() {
+	local a=$cold_args
+	[ "$2" = off ] && a=$off_args
+	OBJ=$mobj INITRD=$initrd BOOT_HUGE= BOOT_MEM=4G BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+		"$TOP/scripts/boot.sh" -q -l "$logs/mmtests-$1-$2.log" \
+		-a "$a nt_mmtests=$(echo "$3" | tr ' ' ',')" "$1"
+}
+
+# cases <log> <test>: "<pass|fail|skip|xfail> <description>" per case of
+# that test's section (descriptions made unique by their occurrence), then
+# "exit <rc>" (none: "exit none").
+cases() {
+	awk -v t="$2" '
+	$0 == "# mmtest begin " t { on = 1; next }
+	on && index($0, "# mmtest end " t ": exit ") == 1 {
+		split(substr($0, length("# mmtest end " t ": exit ") + 1), a, ",")
+		rc = a[1]; on = 0; next }
+	!on { next }
+	/^(not )?ok [0-9]+/ {
+		st = /^not ok/ ? "fail" : "pass"
+		d = $0; sub(/^(not )?ok [0-9]+ */, "", d)
+		if (st == "pass" && d ~ /# *[Ss][Kk][Ii][Pp]/) st = "skip"
+		if (st == "pass" && d ~ /# *[Xx][Ff][Aa][Ii][Ll]/) st = "xfail"
+		sub(/ *#.*$/, "", d)
+		k = d; seen[d]++; if (seen[d] > 1) k = d " [" seen[d] "]"
+		print st, k }
+	END { print "exit", (rc == "" ? "none" : rc) }' "$1"
+}
+
+# totals <cases>: "P pass, F fail, X xfail, S skip"
+totals() {
+	awk '$1 == "pass" {p++} $1 == "fail" {f++} $1 == "xfail" {x++} $1 == "skip" {s++}
+	END {printf "%d pass, %d fail, %d xfail, %d skip", p, f, x, s}' <<<"$1"
+}
+
+# judge <row> <test>: one result from both runs' logs.
+judge() {
+	local c o rc orc why="" ok=1 lost nf
+	c=$(cases "$logs/mmtests-$1-cold.log" "$2")
+	o=$(cases "$logs/mmtests-$1-off.log" "$2")
+	rc=$(sed -n 's/^exit //p' <<<"$c") orc=$(sed -n 's/^exit //p' <<<"$o")
+	printf '# %-16s %-22s cold: %-40s off: %s\n' "$1" "$2" "$(totals "$c") (exit $rc)" "$(totals "$o") (exit $orc)"
+	# kselftest exit codes: 0 pass, 4 skip
+	case $rc in 0|4) ;; *) ok=0 why="cold run exit $rc;" ;; esac
+	grep -q '^\(pass\|fail\|xfail\|skip\) ' <<<"$c" || { ok=0; why="$why no cases in the cold run;"; }
+	nf=$(grep -c '^fail ' <<<"$c" || true)
+	if [ "$nf" -gt 0 ]; then
+		ok=0 why="$why $nf not ok cold;"
+		grep '^fail ' <<<"$c" | head -5 | sed 's/^fail /# not ok cold: /'
+	fi
+	# every case that passes off passes cold
+	lost=$(comm -23 <(grep '^pass ' <<<"$o" | sort || true) <(grep '^pass ' <<<"$c" | sort || true))
+	if [ -n "$lost" ]; then
+		ok=0 why="$why $(wc -l <<<"$lost") pass off but not cold;"
+		head -5 <<<"$lost" | sed 's/^pass /# passes off, not cold: /'
+	fi
+	case $orc in 0|4) ;; *) echo "# $1 $2: the off run (nt_stores=off) failed too: exit $orc (not counted: the base's)" ;; esac
+	ktap $ok "$1 $2" "$why"
+}
+
+if [ "${MMTESTS_BROKEN:-0}" = 1 ]; then
+	f=mm/memory.c
+	[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first"
+	grep -q '^static int copy_contig_highpages(' "$SRC/$f" || die "no copy_contig_highpages() in $f"
+	trap 'git -C "$SRC" checkout -q -- "$f"; touch "$SRC/$f"' EXIT
+	# After each cold batch: flip the first byte of its first source page.
+	sed -i '/^static int copy_contig_highpages(/,/^}$/ {
+		/^\t\t\t\t\t\t\t  vma, count);$/ a\
+		if (cold) {\
+			u8 *p = kmap_local_page(folio_page(src, idx));\
+\
+			p[0] ^= 1;\
+			kunmap_local(p);\
+		}
+	}' "$SRC/$f"
+	git -C "$SRC" diff --stat
+	git -C "$SRC" diff | grep -q 'p\[0\] ^= 1' || die "the break did not apply"
+	mbuild || die "the broken tree did not build (log: $logs/mmtests-build.log)"
+	tests=cow mimage || die "the tests did not build (log: $logs/mmtests-sel.log)"
+	row=${rows%% *}
+	mboot "$row" cold cow || true
+	git -C "$SRC" checkout -q -- "$f" && touch "$SRC/$f"
+	trap - EXIT
+	mbuild || die "the restored tree did not build"
+	c=$(cases "$logs/mmtests-$row-cold.log" cow)
+	echo "# $row cow, each cold copy batch flipping one byte of its source: $(totals "$c")"
+	grep '^fail ' <<<"$c" | head -5 | sed 's/^fail /# not ok: /'
+	if grep -q '^fail ' <<<"$c"; then
+		echo "ok broken_cold_copy_fails_cow (console log: $logs/mmtests-$row-cold.log)"
+		exit 0
+	fi
+	echo "not ok broken_cold_copy_fails_cow"
+	exit 1
+fi
+
+ok=0
+mbuild && ok=1
+ktap $ok mmtests_kernel_builds "$(tail -5 "$logs/mmtests-build.log")"
+for o in ADVISE_SYSCALLS PROC_PAGE_MONITOR SWAP ZRAM GUP_TEST THP_SWAP TRANSPARENT_HUGEPAGE HUGETLBFS; do
+	grep -qx "CONFIG_$o=y" "$mobj/.config" 2>/dev/null || { ok=0; echo "# CONFIG_$o is not set"; }
+done
+if [ $ok = 1 ]; then
+	ok=0
+	mimage && ok=1
+	ktap $ok mmtests_build "$(grep -E 'error|warning' "$logs/mmtests-sel.log" | head -5)"
+fi
+if [ $ok = 0 ]; then
+	echo "$pass $((fail + 1)) $skip" >"$res/mmtests.counts"
+	echo "mmtests: $pass passed, $((fail + 1)) failed, $skip skipped"
+	exit 1
+fi
+
+for row in $rows; do
+
+	for mode in cold off; do
+		t0=$(date +%s)
+		r=0; mboot "$row" $mode "$tests" || r=1
+		l=$logs/mmtests-$row-$mode.log
+		# the run is what it says: all cold at 8K, or NT off
+		st=$(grep -m1 '^# mmtests: nt_good=' "$l" || true)
+		case $mode in
+		cold) want='nt_good=1 .*threshold=8192 copy_threshold=8192' ;;
+		off) want='nt_good=0 ' ;;
+		esac
+		ok=0; [ $r = 0 ] && grep -q "$want" <<<"$st" && ok=1
+		ktap $ok "$row $mode boot" "$(tail -3 "$l")" "${st:-no status line}, want $want"
+		echo "# $row $mode: $(( $(date +%s) - t0 )) s; ${st#\# mmtests: }"
+	done
+	for t in $tests; do judge "$row" "$t"; done
+	grep -h '^# mmtests: swap\|^# mmtests: [0-9]* hugetlb' "$logs/mmtests-$row-cold.log" | sed "s/^# mmtests:/# $row:/" || true
+done
+
+echo "$pass $fail $skip" >"$res/mmtests.counts"
+echo "mmtests: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
