@@ -25,13 +25,15 @@
 # cow: CoW of base pages, every mTHP size, PMD THP and hugetlb, swapped out
 #   or not, with GUP pins: folio_zero_user() on every THP fault,
 #   copy_user_large_folio() on every hugetlb CoW;
+# hugetlb-fork (the series' first two patches): fork() shares a private
+#   hugetlb page with the child;
 # hugetlb-mmap, hugetlb-shm, hugetlb-madvise, hugetlb-mremap,
 #   hugetlb_madv_vs_map, thuge-gen: hugetlb faults (the cold clear) through
 #   memfd, SysV shm, MAP_HUGETLB, mremap and madvise, data checked;
 # khugepaged, split_huge_page_test, transhuge-stress,
 #   folio_split_race_test, mkdirty: anonymous THP faults, collapse and
 #   splits of cold-cleared THPs, their contents checked.
-tests=${MMTESTS:-"cow hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen khugepaged split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
+tests=${MMTESTS:-"cow hugetlb-fork hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen khugepaged split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
 cold_args="nt_threshold=8K nt_copy_threshold=8K"

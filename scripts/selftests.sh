@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Build tools/testing/selftests/mm/pf-hugetlb with the kselftest build of the
-# realised tree (static, so that it runs in the busybox guest), stage it for
-# the initramfs, and with "run" also run it on this host.
+# Build the series' mm selftests, tools/testing/selftests/mm/pf-hugetlb and
+# hugetlb-fork, with the kselftest build of the realised tree (static, so
+# that they run in the busybox guest), stage them for the initramfs, and
+# with "run" also run pf-hugetlb on this host (hugetlb-fork only in guests:
+# this host's 6.18 kernel has the fork bug that the series' first patch
+# fixes, and the host is not under test).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -10,7 +13,12 @@ out=${OUT_DIR:-$BUILD/selftests-mm}
 hdr=${OUT_DIR:+$OUT_DIR/headers}
 hdr=${hdr:-$BUILD/headers}
 mkdir -p "$out" "$BUILD/guest-extra/bin" "$BUILD/results" "$BUILD/logs"
-[ -f "$SRC/tools/testing/selftests/mm/pf-hugetlb.c" ] || die "the series has no pf-hugetlb.c yet"
+# The series' mm selftests that this tree has (pf-hugetlb, hugetlb-fork).
+tests=""
+for t in pf-hugetlb hugetlb-fork; do
+	if [ -f "$SRC/tools/testing/selftests/mm/$t.c" ]; then tests="$tests $t"; fi
+done
+[ -n "$tests" ] || die "the series has no pf-hugetlb.c nor hugetlb-fork.c yet"
 # make headers, out of tree (again only when the tree's uapi changed)
 stamp=$hdr/.nt-stamp
 want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
@@ -18,17 +26,19 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$hdr/usr/include" ]; 
 	make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || die "make headers failed"
 	echo "$want" >"$stamp"
 fi
-# Only our test, not all of mm/, whose other tests are not this series'
-# business; its warnings fail the build.
+# Only our tests, not all of mm/, whose other tests are not this series'
+# business (the mmtests stage runs those); their warnings fail the build.
 blog=$out/build.log
 make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$out" \
 	KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \
-	"$out/pf-hugetlb" >"$blog" 2>&1 || { cat "$blog" >&2; die "pf-hugetlb build failed"; }
-if grep -E 'pf-hugetlb\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
-	die "pf-hugetlb.c builds with warnings"
+	$(for t in $tests; do echo "$out/$t"; done) >"$blog" 2>&1 ||
+	{ cat "$blog" >&2; die "$tests build failed"; }
+if grep -E '(pf-hugetlb|hugetlb-fork)\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
+	die "$tests: builds with warnings"
 fi
 [ -n "${OUT_DIR:-}" ] && exit 0
-cp "$out/pf-hugetlb" "$BUILD/guest-extra/bin/pf-hugetlb"
+for t in $tests; do cp "$out/$t" "$BUILD/guest-extra/bin/$t"; done
+[ -f "$out/pf-hugetlb" ] || die "no pf-hugetlb in this tree"
 
 [ "${1:-}" = run ] || exit 0
 # On the host: 2 MiB pages, the host kernel's own clearing as a baseline.
