@@ -30,10 +30,15 @@
 # hugetlb-mmap, hugetlb-shm, hugetlb-madvise, hugetlb-mremap,
 #   hugetlb_madv_vs_map, thuge-gen: hugetlb faults (the cold clear) through
 #   memfd, SysV shm, MAP_HUGETLB, mremap and madvise, data checked;
-# khugepaged, split_huge_page_test, transhuge-stress,
-#   folio_split_race_test, mkdirty: anonymous THP faults, collapse and
-#   splits of cold-cleared THPs, their contents checked.
-tests=${MMTESTS:-"cow hugetlb-fork hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen khugepaged split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
+# split_huge_page_test, transhuge-stress, folio_split_race_test,
+#   mkdirty: anonymous THP faults and splits of cold-cleared THPs, their
+#   contents checked.
+# Not khugepaged: under TCG it fails now and then in both modes (its
+#   collapse_max_ptes_swap finds fewer pages swapped out than it asked
+#   for, 2 of 12 cold runs; "Bail out! Unexpected huge page", 2 of 8 runs
+#   with nt_stores=off), and collapse copies with copy_mc_user_highpage(),
+#   not through the cold paths.
+tests=${MMTESTS:-"cow hugetlb-fork hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
 cold_args="nt_threshold=8K nt_copy_threshold=8K"
