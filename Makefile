@@ -12,7 +12,7 @@ S := scripts
 	debug debug-broken bisect-broken check export status clean distclean help
 
 help:
-	@sed -n 's/^## //p' README.md
+	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
 
 ## make deps       install missing Debian packages (root)
 deps:
@@ -71,7 +71,7 @@ perf: realise
 bench: realise
 	@$(S)/bench.sh
 
-## make selftests  build pf-hugetlb (kselftest build) and run it on this host
+## make selftests  build pf-hugetlb and hugetlb-fork (kselftest build), run pf-hugetlb on this host
 selftests: realise
 	@$(S)/selftests.sh run
 
@@ -79,7 +79,7 @@ selftests: realise
 mmtests: realise
 	@$(S)/mmtests.sh
 
-## make mmtests-broken  flip one byte of each cold copy on purpose and show cow fails (then restore it)
+## make mmtests-broken  make each cold copy flip a byte of its source and show cow fails (then restore it)
 mmtests-broken: realise
 	@MMTESTS_BROKEN=1 $(S)/mmtests.sh
 
