@@ -118,3 +118,14 @@ ktap() {
 	local w
 	for w in "$@"; do [ -z "$w" ] || echo "# $w"; done
 }
+
+# uapi_headers <dir>: the realised tree's "make headers" in <dir> (out of
+# tree), again only when the tree's uapi changed; for the kselftest builds.
+uapi_headers() {
+	local stamp=$1/.nt-stamp want
+	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$1/usr/include" ]; then
+		make -s -C "$SRC" O="$1" ARCH=x86_64 headers >/dev/null || return 1
+		echo "$want" >"$stamp"
+	fi
+}

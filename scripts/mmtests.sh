@@ -61,13 +61,8 @@ mbuild() {
 
 # The tests, static, against the tree's own uapi headers; then the image.
 mimage() {
-	local stamp want t
-	stamp=$hdr/.nt-stamp
-	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
-	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$hdr/usr/include" ]; then
-		make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || return 1
-		echo "$want" >"$stamp"
-	fi
+	local t
+	uapi_headers "$hdr" || return 1
 	mkdir -p "$sel"
 	make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$sel" \
 		KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \

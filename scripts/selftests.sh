@@ -19,13 +19,7 @@ for t in pf-hugetlb hugetlb-fork; do
 	if [ -f "$SRC/tools/testing/selftests/mm/$t.c" ]; then tests="$tests $t"; fi
 done
 [ -n "$tests" ] || die "the series has no pf-hugetlb.c nor hugetlb-fork.c yet"
-# make headers, out of tree (again only when the tree's uapi changed)
-stamp=$hdr/.nt-stamp
-want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$hdr/usr/include" ]; then
-	make -s -C "$SRC" O="$hdr" ARCH=x86_64 headers >/dev/null || die "make headers failed"
-	echo "$want" >"$stamp"
-fi
+uapi_headers "$hdr" || die "make headers failed"
 # Only our tests, not all of mm/, whose other tests are not this series'
 # business (the mmtests stage runs those); their warnings fail the build.
 blog=$out/build.log
