@@ -67,7 +67,8 @@ harness-calibrate: realise
 perf: realise
 	@$(S)/perf.sh check
 
-## make bench      perf bench mem, hugetlb faults and harness touch tables + PNGs on this host (SIZES= RUNS= ...)
+## make bench      perf bench mem, hugetlb faults and harness touch tables + PNGs on this host (SIZES= RUNS= ...),
+##                  ending with the nt_parts.h entry they give (on a saved run: scripts/bench.sh --entry DIR)
 bench: realise
 	@$(S)/bench.sh
 

@@ -23,6 +23,10 @@
  *                                nt_stores=calibrate's measurement and
  *                                nt_cal_pick() on this CPU, against the
  *                                fastest routine measured at each size
+ *   clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]]
+ *                                the kernel's policy (the tree's nt_parts.h
+ *                                and nt_policy.h) for this CPU or the one
+ *                                given; -k: as nt_quirks_test.c's cases
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -37,9 +41,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The tree's calibration decision, the very code the kernel runs. */
-#include "nt_calibrate.h"
 
 #define PAGE	4096UL
 #define MIB	(1UL << 20)
@@ -437,7 +438,9 @@ static bool in_list(const char *list, const char *name)
 
 static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 {
-	const char *cold = kernel_cold_choice();
+	struct nt_harness_decision d = nt_this_decision();
+	const char *cold = nt_routine_name(d.policy.clear);
+	char pol[160];
 	struct bvar all[] = {
 		{ "clear_pages", clear_pages_variant() },
 		{ "cold", clear_by_name(cold) ? clear_by_name(cold) : clear_pages_variant() },
@@ -490,9 +493,9 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 			vars[nv++] = all[i];
 	}
 	cpu_ident(vendor, &fam, &model, &step);
-	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; clear_pages = %s, cold = %s (as nt_decide())\n",
+	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; clear_pages = %s, cold = %s: the kernel's policy here: %s\n",
 	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
-	       clear_pages_variant()->name, cold);
+	       clear_pages_variant()->name, cold, nt_policy_str(&d, pol, sizeof(pol)));
 	if (unit)
 		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit; copy_mc per 4 KiB page\n",
 		       reps, unit / MIB);
@@ -565,15 +568,12 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 
 /* ---- calibrate ---- */
 
-/* The kernel's routine for each nt_cal_routine, by harness name. */
-static const char *const cal_names[NT_CAL_NR] = {
-	[NT_CAL_CACHED] = "clear_pages", [NT_CAL_MOVNTI] = "movnti",
-	[NT_CAL_MOVDIR64B] = "movdir64b", [NT_CAL_CLZERO] = "clzero",
-};
+/* The harness's routine for each enum nt_routine (named as the harness names it). */
+#define cal_names(r)	nt_routine_name(r)
 
 static const struct clear_variant *cal_variant(int r)
 {
-	return r == NT_CAL_CACHED ? clear_pages_variant() : clear_by_name(cal_names[r]);
+	return r == NT_CLEAR_PAGES ? clear_pages_variant() : clear_by_name(cal_names(r));
 }
 
 /*
@@ -623,32 +623,24 @@ static uint64_t cal_pass(const struct clear_variant *v, uint8_t *buf, size_t len
 	return t > 0 ? (uint64_t)(len / t / 1e6) : 0;
 }
 
-static int cal_table(void)
-{
-	const char *k = kernel_cold_choice();
-	int r;
-
-	for (r = 0; r < NT_CAL_NR; r++)
-		if (!strcmp(k, cal_names[r]))
-			return r;
-	return NT_CAL_CACHED;
-}
-
 /*
  * What nt_stores=calibrate does at boot, on this CPU: a buffer of twice
  * the LLC and at least 64 MiB, a warm-up pass, 3 interleaved rounds, the
  * best of each routine, and nt_cal_pick() of the tree. Then, as the
- * check of that pick, each routine's median over @reps interleaved runs at
- * each of @sizes (per 32 MiB unit, as folio_zero_user() clears): the pick
- * should be the fastest, or within 5% of it, from 128 MiB up.
+ * check of the policy, each routine's median over @reps interleaved runs
+ * at each of @sizes (per 32 MiB unit, as folio_zero_user() clears): the
+ * policy's clear routine (nt_parts.h or the default rule, the one
+ * nt_cal_pick() is given) should be the fastest, or within 5% of it, from
+ * 128 MiB up; the pick is shown beside it where it differs.
  */
 static int cmd_calibrate(int reps, const char *sizes)
 {
-	uint64_t mbps[NT_CAL_NR] = { 0 };
+	struct nt_harness_decision d = nt_this_decision();
+	uint64_t mbps[NT_ROUTINES] = { 0 };
 	unsigned long llc = cal_llc_kb();
 	size_t len = 2 * llc * 1024;
-	int run[NT_CAL_NR], nr = 0, r, i, k, pick, table = cal_table(), bad = 0;
-	char vendor[13], *list, *tok, *save;
+	int run[NT_ROUTINES], nr = 0, r, i, k, pick, table = d.policy.clear, bad = 0;
+	char vendor[13], pol[160], *list, *tok, *save;
 	unsigned int fam, model, step;
 	uint8_t *buf;
 	double t0, ms, quiet;
@@ -656,14 +648,14 @@ static int cmd_calibrate(int reps, const char *sizes)
 	if (len < 64 * MIB)
 		len = 64 * MIB;
 	len = (len + 4 * MIB - 1) & ~(4 * MIB - 1);
-	for (r = 0; r < NT_CAL_NR; r++)
+	for (r = 0; r < NT_ROUTINES; r++)
 		if (cal_variant(r) && cal_variant(r)->have())
 			run[nr++] = r;
 
 	cpu_ident(vendor, &fam, &model, &step);
-	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; the table's choice: %s\n",
+	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d: the kernel's policy here: %s\n",
 	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
-	       cal_names[table]);
+	       nt_policy_str(&d, pol, sizeof(pol)));
 	buf = xmap(len);
 	t0 = now();
 	cal_pass(clear_pages_variant(), buf, len);
@@ -677,26 +669,27 @@ static int cmd_calibrate(int reps, const char *sizes)
 		}
 	ms = (now() - t0) * 1e3;
 	/* What the passes cost at the best rates: the time on a quiet machine. */
-	for (i = 0, quiet = len / 1e6 / mbps[NT_CAL_CACHED] * 1e3; i < nr; i++)
+	for (i = 0, quiet = len / 1e6 / mbps[NT_CLEAR_PAGES] * 1e3; i < nr; i++)
 		quiet += 3 * (len / 1e6 / mbps[run[i]] * 1e3);
 	munmap(buf, len);
 	pick = nt_cal_pick(mbps, table, NT_CAL_MARGIN_PCT);
 	printf("# calibration as at boot: %zu MiB (2 x %luK LLC, at least 64 MiB), best of 3 rounds, %.0f ms (%.0f ms at the best rates)\n",
 	       len / MIB, llc, ms, quiet);
 	for (i = 0; i < nr; i++)
-		printf("#   %-11s %llu MB/s\n", cal_names[run[i]], (unsigned long long)mbps[run[i]]);
-	printf("# nt_cal_pick(): %s (%s the table's %s, margin %d%%)\n", cal_names[pick],
-	       pick == table ? "as" : "overruling", cal_names[table], NT_CAL_MARGIN_PCT);
+		printf("#   %-11s %llu MB/s\n", cal_names(run[i]), (unsigned long long)mbps[run[i]]);
+	printf("# nt_cal_pick(): %s (%s the policy's %s, margin %d%%)\n", cal_names(pick),
+	       pick == table ? "as" : "overruling", cal_names(table), NT_CAL_MARGIN_PCT);
 
 	printf("# check: GB/s, median of %d interleaved runs (min-max), per 32 MiB unit\n", reps);
 	printf("%-8s", "MiB");
 	for (i = 0; i < nr; i++)
-		printf(" %21s", cal_names[run[i]]);
-	printf("  %-11s %s\n", "fastest", "pick/fastest");
+		printf(" %21s", cal_names(run[i]));
+	printf("  %-11s %s/fastest%s\n", "fastest", cal_names(table),
+	       pick != table ? " pick/fastest" : "");
 	list = strdup(sizes);
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t mib = strtoul(tok, NULL, 0), blen = mib * MIB;
-		double res[NT_CAL_NR][64], med[NT_CAL_NR];
+		double res[NT_ROUTINES][64], med[NT_ROUTINES];
 		int fastest = -1;
 		struct bvar bv;
 
@@ -724,16 +717,96 @@ static int cmd_calibrate(int reps, const char *sizes)
 			if (fastest < 0 || med[r] > med[fastest])
 				fastest = r;
 		}
-		printf("  %-11s %.3f%s\n", cal_names[fastest], med[pick] / med[fastest],
-		       mib >= 128 && med[pick] < 0.95 * med[fastest] ? "  (pick more than 5% slower)" : "");
-		if (mib >= 128 && med[pick] < 0.95 * med[fastest])
+		printf("  %-11s %.3f", cal_names(fastest), med[table] / med[fastest]);
+		if (pick != table)
+			printf(" %.3f", med[pick] / med[fastest]);
+		printf("%s\n", mib >= 128 && med[table] < 0.95 * med[fastest] ?
+		       "  (the policy's more than 5% slower)" : "");
+		if (mib >= 128 && med[table] < 0.95 * med[fastest])
 			bad++;
 		munmap(buf, blen);
 		fflush(stdout);
 	}
 	free(list);
-	printf("# calibrate: the pick (%s) is %s from 128 MiB up\n", cal_names[pick],
-	       bad ? "more than 5% slower than the fastest at some size" : "the fastest or within 5% of it");
+	printf("# calibrate: the policy's clear routine (%s) is %s from 128 MiB up%s%s\n",
+	       cal_names(table),
+	       bad ? "more than 5% slower than the fastest at some size" : "the fastest or within 5% of it",
+	       pick != table ? "; nt_cal_pick() would clear with " : "",
+	       pick != table ? cal_names(pick) : "");
+	return 0;
+}
+
+/* ---- policy ---- */
+
+static bool parse_uint(const char *s, unsigned int *v)
+{
+	char *end;
+	unsigned long x = strtoul(s, &end, 0);
+
+	if (!*s || *end || x > 0xffff)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* NT_CLEAR_PAGES, ... as the tree spells them (NT_PART()'s arguments) */
+static const char *nt_enum_name(enum nt_routine r)
+{
+	static const char *const names[NT_ROUTINES] = {
+		[NT_CLEAR_PAGES] = "CLEAR_PAGES", [NT_MOVNTI] = "MOVNTI",
+		[NT_MOVDIR64B] = "MOVDIR64B", [NT_CLZERO] = "CLZERO",
+	};
+
+	return r < NT_ROUTINES && names[r] ? names[r] : "?";
+}
+
+/* 0, SZ_64K, SZ_32M, SZ_1G */
+static const char *sz_name(unsigned long b, char *buf, size_t n)
+{
+	char s[24];
+
+	if (!b)
+		snprintf(buf, n, "0");
+	else
+		snprintf(buf, n, "SZ_%s", nt_size_str(b, s, sizeof(s)));
+	return buf;
+}
+
+/*
+ * The kernel's policy for this CPU, or for the one given: vendor (CPUID's
+ * string or X86_VENDOR_ name), family, model, stepping, has CLZERO, has
+ * MOVDIR64B, line size (default 64). -k: "MOVNTI SZ_32M MOVNTI SZ_2M
+ * table Emerald Rapids", the terms of nt_quirks_test.c's nt_decide_test
+ * cases (harness.sh compares them).
+ */
+static int cmd_policy(int argc, char **argv, bool kunit)
+{
+	struct nt_harness_decision d;
+	struct nt_cpu c = { .clflush = 64 };
+	unsigned int clz = 0, m64 = 0;
+	char buf[160], a[24], b[24];
+
+	if (argc == 0) {
+		c = nt_this_cpu();
+	} else if ((argc != 6 && argc != 7) || !parse_uint(argv[1], &c.family) ||
+		   !parse_uint(argv[2], &c.model) || !parse_uint(argv[3], &c.stepping) ||
+		   c.stepping > 15 || !parse_uint(argv[4], &clz) || !parse_uint(argv[5], &m64) ||
+		   (argc == 7 && !parse_uint(argv[6], &c.clflush))) {
+		fprintf(stderr, "policy: want VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]\n");
+		return 2;
+	} else {
+		c.vendor = nt_vendor_of(argv[0]);
+		c.clzero = clz;
+		c.movdir64b = m64;
+	}
+	d = nt_harness_decide(c);
+	if (kunit)
+		printf("%s %s %s %s %s%s%s\n", nt_enum_name(d.policy.clear),
+		       sz_name(d.policy.clear_from, a, sizeof(a)), nt_enum_name(d.policy.copy),
+		       sz_name(d.policy.copy_from, b, sizeof(b)), d.part ? "table" : "default",
+		       d.part ? " " : "", d.part ? d.part : "");
+	else
+		printf("the kernel's policy here: %s\n", nt_policy_str(&d, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -743,6 +816,7 @@ static void usage(FILE *f)
 		   "       clearpage order [-n trials]\n"
 		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-u unit MiB, 0: whole buffer] [-x]\n"
 		   "       clearpage calibrate [-r reps] [-s MiB,MiB,...]\n"
+		   "       clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]]\n"
 		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 }
 
@@ -751,14 +825,14 @@ int main(int argc, char **argv)
 	const char *sizes = "16,128,1024", *only = NULL;
 	long trials = 1000000;
 	int reps = 5, o;
-	bool raw = false;
+	bool raw = false, kunit = false;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	optind = 2;
-	while ((o = getopt(argc, argv, "n:r:s:v:u:xh")) != -1) {
+	while ((o = getopt(argc, argv, "+n:r:s:v:u:xkh")) != -1) {
 		switch (o) {
 		case 'n': trials = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
@@ -766,6 +840,7 @@ int main(int argc, char **argv)
 		case 'v': only = optarg; break;
 		case 'u': unit = strtoul(optarg, NULL, 0) * MIB; break;
 		case 'x': raw = true; break;
+		case 'k': kunit = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -782,6 +857,8 @@ int main(int argc, char **argv)
 		return cmd_bench(reps, sizes, only, raw);
 	if (!strcmp(argv[1], "calibrate"))
 		return cmd_calibrate(reps, sizes);
+	if (!strcmp(argv[1], "policy"))
+		return cmd_policy(argc - optind, argv + optind, kunit);
 	usage(stderr);
 	return 2;
 }

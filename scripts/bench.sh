@@ -44,7 +44,143 @@
 # Hugetlb pools: raised for the parts that need them (the perf -p rows and
 # b.) and put back right after, and by the trap on EXIT, INT and TERM, which
 # also stops the running child first.
+#
+# It ends with the nt_parts.h entry for this CPU, from its own touch fault
+# and touch copy tables (entry() below, which states the rule); on a saved
+# run alone:
+#   scripts/bench.sh --entry DIR|FILE...   DIR with touch-fault.out and
+#                          touch-copy.out, or files holding both tables
+#                          (a whole make bench output will do)
 . "$(dirname "$0")/lib.sh"
+
+# entry FILE...: the nt_parts.h entry that the touch fault and touch copy
+# tables in FILE... give, by this rule:
+#  - clear: among the cold variants of touch fault with a crossover (not
+#    "never"), the one with the lowest median total at the largest folio
+#    size measured, but movnti unless the other's total there is at least
+#    5% lower than movnti's; from its crossover size. None: CLEAR_PAGES, 0.
+#  - copy: copy_mc_movnti's crossover in touch copy: MOVNTI from it;
+#    "never": CLEAR_PAGES, 0.
+# Then the ratios (total/clear_pages, total/copy_mc) at each size from the
+# threshold up, and what the tree's table or default rule gives this CPU
+# (clearpage policy, with the tree's nt_parts.h), same or not.
+entry() {
+	local r why vendor fam model step clz m64 cr cf cq c_name pr pf pq p_name v name tk th w at diff=""
+	local a1 a2 a3 a4
+	r=$(awk '
+	function kib(s) { return s ~ /K$/ ? s + 0 : s ~ /M$/ ? s * 1024 : s ~ /G$/ ? s * 1048576 : -1 }
+	/^# CPU / && !cpu {
+		st = $9; sub(/,.*/, "", st)
+		clz = match($0, /clzero=1/) ? 1 : 0; m64 = match($0, /movdir64b=1/) ? 1 : 0
+		cpu = $3 " " $5 " " $7 " " st " " clz " " m64
+	}
+	/^size +variant / { sec = $NF == "total/clear_pages" ? "fault" : $NF == "total/copy_mc" ? "copy" : ""; cross = 0; ns[sec] = 0; next }
+	sec == "" { next }
+	/^# crossover/ { cross = 1; next }
+	cross && /^#   / { v = $2; sub(/:$/, "", v); xo[sec, v] = $3 == "from" ? $4 : "never"; next }
+	cross { sec = ""; next }
+	/^#/ || NF == 0 { next }
+	{
+		l = $0; gsub(/\([^)]*\)/, " ", l); n = split(l, f, " "); i = 1
+		if (f[1] ~ /^[0-9]+[KMG]$/) { sz = f[1]; sizes[sec, ++ns[sec]] = sz; i = 2; base[sec] = f[2] }
+		else if (!(sec SUBSEP f[1] in isv)) { isv[sec, f[1]] = 1; vs[sec, ++nv[sec]] = f[1] }
+		tot[sec, sz, f[i]] = f[i + 3]; rat[sec, sz, f[i]] = f[i + 4]
+	}
+	function quote(sec, v, thr,   j, q) {
+		for (j = 1; j <= ns[sec]; j++)
+			if (kib(sizes[sec, j]) >= kib(thr))
+				q = q (q == "" ? "" : ", ") rat[sec, sizes[sec, j], v] " at " sizes[sec, j]
+		return q
+	}
+	END {
+		if (!cpu || !ns["fault"] || !ns["copy"]) { print "error: no # CPU line, or no touch fault or touch copy table"; exit }
+		L = sizes["fault", ns["fault"]]; best = ""
+		for (j = 1; j <= nv["fault"]; j++) {
+			v = vs["fault", j]
+			if (!((("fault") SUBSEP v) in xo)) continue
+			why = why (why == "" ? "" : ", ") v " " (xo["fault", v] == "never" ? "never" : "from " xo["fault", v]) " (total " tot["fault", L, v] " ns/page at " L ")"
+			if (xo["fault", v] == "never") continue
+			if (best == "" || tot["fault", L, v] < tot["fault", L, best]) best = v
+		}
+		if (best != "" && best != "movnti" && (("fault" SUBSEP "movnti") in xo) && xo["fault", "movnti"] != "never" &&
+		    !(tot["fault", L, best] <= 0.95 * tot["fault", L, "movnti"]))
+			best = "movnti"
+		print "cpu " cpu
+		if (best == "") printf "clear CLEAR_PAGES 0 -|no cold variant crosses over|%s\n", why
+		else printf "clear %s %s %s|%s|%s\n", toupper(best), xo["fault", best], best, quote("fault", best, xo["fault", best]), why
+		v = "copy_mc_movnti"; L = sizes["copy", ns["copy"]]
+		if (!(("copy" SUBSEP v) in xo)) print "error: touch copy has no copy_mc_movnti crossover line"
+		else if (xo["copy", v] == "never") printf "copy CLEAR_PAGES 0 -|never crosses over (%s at %s)\n", rat["copy", L, v], L
+		else printf "copy MOVNTI %s movnti|%s\n", xo["copy", v], quote("copy", v, xo["copy", v])
+		for (k in rat) { split(k, kk, SUBSEP); if (rat[k] != "") print "rat", kk[1], kk[2], kk[3], rat[k] }
+	}' "$@")
+	if grep -q '^error: ' <<<"$r"; then grep '^error: ' <<<"$r" | head -1 >&2; return 1; fi
+	read -r _ vendor fam model step clz m64 <<<"$(grep '^cpu ' <<<"$r")"
+	IFS='|' read -r cr cq why <<<"$(sed -n 's/^clear //p' <<<"$r")"
+	IFS='|' read -r pr pq <<<"$(sed -n 's/^copy //p' <<<"$r")"
+	read -r cr cf c_name <<<"$cr"
+	read -r pr pf p_name <<<"$pr"
+	entry_sz() { [ "$1" = 0 ] && echo 0 || echo "SZ_$1"; }
+	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/clearpage" >&2 ||
+		{ echo "entry: harness build failed" >&2; return 1; }
+	tk=$("$BUILD/harness/clearpage" policy -k "$vendor" "$fam" "$model" "$step" "$clz" "$m64") || return 1
+	th=$("$BUILD/harness/clearpage" policy "$vendor" "$fam" "$model" "$step" "$clz" "$m64") || return 1
+	th=${th#*policy here: }
+	name='<name>'
+	[[ $tk = *" table "* ]] && name=${tk#* table }
+	case $vendor in
+	GenuineIntel) v=X86_VENDOR_INTEL ;; AuthenticAMD) v=X86_VENDOR_AMD ;;
+	HygonGenuine) v=X86_VENDOR_HYGON ;; *) v=X86_VENDOR_UNKNOWN ;;
+	esac
+	step=$(printf '0x%x' "$step")
+	echo "nt_parts.h entry for $vendor family $fam model $model stepping $step (clzero=$clz movdir64b=$m64), by the rule of entry() in scripts/bench.sh:"
+	printf 'X86_MATCH_VFM_STEPS(VFM_MAKE(%s, %#x, %#x), %s, %s, NT_PART("%s", %s, %s, %s, %s)),\n' \
+		"$v" "$fam" "$model" "$step" "$step" "$name" "$cr" "$(entry_sz "$cf")" "$pr" "$(entry_sz "$pf")"
+	echo "clear ${c_name/-/clear_pages}: $cq; copy ${p_name/-/copy_mc}: $pq"
+	echo "(clear candidates: $why)"
+	read -r a1 a2 a3 a4 _ <<<"$tk"
+	entry_pol() { [ "$2" = 0 ] && echo "$1" || echo "$1 from $2"; }
+	[ "$cr $(entry_sz "$cf")" = "$a1 $a2" ] ||
+		diff="clear $(entry_pol "$cr" "$(entry_sz "$cf")") here, the table's $(entry_pol "$a1" "$a2")"
+	[ "$pr $(entry_sz "$pf")" = "$a3 $a4" ] ||
+		diff="$diff${diff:+; }copy $(entry_pol "$pr" "$(entry_sz "$pf")") here, the table's $(entry_pol "$a3" "$a4")"
+	[[ $tk = *" table "* ]] && th=${th% (*} && th="$th (entry $name)"
+	echo "the table's policy for this CPU: $th: ${diff:+differs: }${diff:-same}"
+	# The acceptance of a policy on this run: at every folio size it treats
+	# cold, its routine's total is at most 3% over mainline's.
+	entry_worst() { # <sec> <variant> <SZ_x threshold>
+		awk -v sec="$1" -v v="$2" -v thr="${3#SZ_}" '
+		function kib(s) { return s ~ /K$/ ? s + 0 : s ~ /M$/ ? s * 1024 : s ~ /G$/ ? s * 1048576 : -1 }
+		$1 == "rat" && $2 == sec && $4 == v && kib($3) >= kib(thr) {
+			if (w == "" || $5 > w) { w = $5; at = $3 } }
+		END { if (w == "") print "- -"; else print w, at }' <<<"$r"
+	}
+	local wc wp
+	if [ "$a1" = CLEAR_PAGES ]; then wc="clear: none cold"
+	else read -r w at <<<"$(entry_worst fault "${a1,,}" "$a2")"
+		wc="clear ${a1,,} from ${a2#SZ_}: worst $w (at $at)"; fi
+	if [ "$a3" = CLEAR_PAGES ]; then wp="copy: none cold"
+	else read -r w at <<<"$(entry_worst copy copy_mc_movnti "$a4")"
+		wp="copy movnti from ${a4#SZ_}: worst $w (at $at)"; fi
+	local verdict=ok
+	for w in $(sed -n 's/.*worst \([0-9.]*\) .*/\1/p' <<<"$wc
+$wp"); do
+		awk -v w="$w" 'BEGIN { exit !(w > 1.03) }' && verdict="NOT ok: over 1.03 of mainline"
+	done
+	echo "the table's policy on this run, total/mainline at the sizes it treats cold: $wc; $wp: $verdict"
+}
+
+if [ "${1:-}" = --entry ]; then
+	shift
+	[ $# -gt 0 ] || die "usage: scripts/bench.sh --entry DIR|FILE... (touch-fault.out and touch-copy.out, or a make bench output)"
+	files=()
+	for a in "$@"; do
+		if [ -d "$a" ]; then files+=("$a/touch-fault.out" "$a/touch-copy.out"); else files+=("$a"); fi
+	done
+	for f in "${files[@]}"; do [ -r "$f" ] || die "--entry: no $f"; done
+	entry "${files[@]}"
+	exit
+fi
 
 # Unset: the default; set but empty: refused below (WS= is the default).
 sizes=${SIZES-16M,128M,1G,4G}
@@ -213,7 +349,7 @@ if [ "$hugetlb" = 1 ]; then
 	pfh=$BUILD/selftests-mm/pf-hugetlb
 fi
 if [ "$harness" = 1 ]; then
-	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" >&2 ||
+	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" "$BUILD/harness/clearpage" >&2 ||
 		die "harness build failed"
 	touch=$BUILD/harness/touch
 	targs_fault=(-r "$runs" -s "$folios" -f "$fault" -x)
@@ -587,3 +723,11 @@ else
 fi
 echo "tables: $txt"
 echo "runs: $runsf (summary: $sum)"
+
+# --- the nt_parts.h entry for this CPU, from c.'s tables (also in bench.txt) ---
+if [ "$harness" = 1 ]; then
+	{ echo; entry "$out/touch-fault.out" "$out/touch-copy.out"; } | tee -a "$txt" ||
+		echo "entry: not derived from $out/touch-{fault,copy}.out"
+else
+	echo "entry: not derived (HARNESS=0: no touch tables)"
+fi

@@ -23,7 +23,13 @@ rows: $(matrix_rows | awk '{print $1}' | tr '\n' ' ')"
 
 row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
 if [ -n "$row" ]; then
-	IFS=$'\t' read -r name spec want_cpu want_good want_reason want_cold want_copy rowcmd <<<"$row"
+	IFS=$'\t' read -r name spec want_cpu want_good want_reason want_cold want_copy \
+		want_thr want_cthr rowcmd <<<"$row"
+	# The threshold columns are the row's as booted: an nt_threshold= or
+	# nt_copy_threshold= of -a (ROWS="row@opt", the debug rows) sets its
+	# own, and the guest's param check then checks it ('*': any here).
+	case " $extra " in *" nt_threshold="*) want_thr='*' ;; esac
+	case " $extra " in *" nt_copy_threshold="*) want_cthr='*' ;; esac
 	[ "$rowcmd" = - ] || extra="$rowcmd $extra"
 else
 	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.
@@ -31,6 +37,7 @@ else
 	qemu-system-x86_64 -cpu help | awk '$1 == "x86" {print $2}' | grep -qx -- "$model" ||
 		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
 	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?' want_cold='?' want_copy='?'
+	want_thr='?' want_cthr='?'
 fi
 [ $check_only = 1 ] && exit 0
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -40,7 +47,7 @@ initrd=${INITRD:-$BUILD/initramfs.cpio}
 
 log=${log:-$BUILD/logs/boot-$name.log}
 mkdir -p "$(dirname "$log")"
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy $extra"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy nt_expect_threshold=$want_thr nt_expect_copy_threshold=$want_cthr $extra"
 # 8G (allocated by QEMU only as the guest touches it) and two 1 GiB pages
 # for pf-hugetlb where the model has pdpe1gb; others ignore hugepagesz=1G.
 mem=${BOOT_MEM:-8G}
@@ -49,8 +56,9 @@ append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2}"
 # 1 GiB pages are tested on a few rows, not on every one (each 1 GiB clear
 # takes seconds under TCG): the CoW copy and zeroing on Icelake-Server
 # (NT-good, pdpe1gb), so that the series' 1 GiB copy is checked in a guest
-# of its own kernel; zeroing on an NT-good AMD and an Intel row, and on a
-# quirk row (cached clear).
+# of its own kernel; zeroing on an NT-good AMD and an Intel row (the guest
+# sets the knobs to 2M for pf-hugetlb, so these are cold: EPYC-Milan's
+# policy has no cold clear), and on an NT-bad table row (cached clear).
 # BOOT_PF_1G=0 leaves them out (the debug kernel's rows: KASAN makes each
 # 1 GiB clear minutes long under TCG).
 [ "${BOOT_PF_1G:-1}" = 0 ] || case "$name" in

@@ -70,7 +70,8 @@ perf_make() {
 		NO_LIBLLVM=1 NO_CAPSTONE=1
 }
 
-# matrix.tsv rows without comments: name spec cpu nt_good reason cold copy cmdline
+# matrix.tsv rows without comments: name spec cpu nt_good reason cold copy
+# threshold copy_threshold cmdline
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
 }

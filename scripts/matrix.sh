@@ -31,7 +31,16 @@ fi
 [ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 
 total_pass=0 total_fail=0 total_skip=0
-printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy "kunit p/f/s" checks result
+# The thresholds column: clear/copy, as K, M or G (or off).
+size_h() {
+	case $1 in
+	""|*[!0-9]*) echo "${1:-?}" ;;
+	*) if [ $(($1 % 1073741824)) = 0 ]; then echo "$(($1 >> 30))G"
+	   elif [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 >> 20))M"
+	   else echo "$(($1 >> 10))K"; fi ;;
+	esac
+}
+printf '%-30s %-22s %-7s %-14s %-12s %-8s %-9s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy thresh "kunit p/f/s" checks result
 for run in $runs; do
 	opt=""
 	case $run in *@*) opt=${run#*@} opt=${opt//@/ } ;; esac
@@ -74,8 +83,9 @@ for run in $runs; do
 	fi
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks + gs))
 	res=PASS; [ $fail = 0 ] || res=FAIL
-	printf '%-24s %-22s %-7s %-14s %-12s %-8s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
-		"$(val reason)" "$(val cold)" "$(val copy)" "$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
+	printf '%-30s %-22s %-7s %-14s %-12s %-8s %-9s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
+		"$(val reason)" "$(val cold)" "$(val copy)" "$(size_h "$(val threshold)")/$(size_h "$(val copy_threshold)")" \
+		"$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
 	if [ $fail != 0 ]; then
 		[ -z "$bad" ] || sed 's/^/    | console: /' <<<"$bad"
 		# (|| true: head closing the pipe early must not end the matrix)
