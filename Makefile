@@ -68,7 +68,8 @@ perf: realise
 	@$(S)/perf.sh check
 
 ## make bench      perf bench mem, hugetlb faults and harness touch tables + PNGs on this host (SIZES= RUNS= ...),
-##                  ending with the nt_parts.h entry they give (on a saved run: scripts/bench.sh --entry DIR)
+##                  ending with the nt_parts.h entry they give (on a saved run: scripts/bench.sh --entry DIR);
+##                  REPORT=docs/measurements/<name>.md also writes the machine's page there (scripts/bench.sh --report)
 bench: realise
 	@$(S)/bench.sh
 

@@ -36,10 +36,18 @@
 #                          default: 1/8, 1/4, 1/2 of the LLC, and of L2
 #                          where the LLC the system reports is unrealistic)
 #   POLLUTE_SECS=0.3       c.: seconds a pollution measurement
+#   REPORT=                a page for docs/measurements/, e.g.
+#                          REPORT=docs/measurements/<name>.md: at the end of
+#                          the run, the machine (CPU, VM or not, date, host
+#                          kernel), the command and settings, bench.txt's
+#                          tables and the nt_parts.h entry, written there
+#                          (report() below); an existing file is refused
+#                          before anything runs, never overwritten
 # Output in build/bench/: bench.txt (the tables), bench.runs (every run),
-# bench.sum (median, min, max, pstdev), touch-{fault,copy,pollute}.out
-# (touch's own output), and memset.png (memcpy.png), faults.png,
-# touch-fault.png, touch-copy.png, pollute.png.
+# bench.sum (median, min, max, pstdev), bench.meta (the machine and the
+# settings, for the page), touch-{fault,copy,pollute}.out (touch's own
+# output), and memset.png (memcpy.png), faults.png, touch-fault.png,
+# touch-copy.png, pollute.png.
 #
 # Hugetlb pools: raised for the parts that need them (the perf -p rows and
 # b.) and put back right after, and by the trap on EXIT, INT and TERM, which
@@ -51,6 +59,10 @@
 #   scripts/bench.sh --entry DIR|FILE...   DIR with touch-fault.out and
 #                          touch-copy.out, or files holding both tables
 #                          (a whole make bench output will do)
+# and the page of REPORT= from a run already made:
+#   scripts/bench.sh --report PAGE.md [DIR]   DIR: that run's build/bench
+#                          (the default), with bench.txt (and bench.meta,
+#                          which runs before REPORT= existed lack)
 . "$(dirname "$0")/lib.sh"
 
 # entry FILE...: the nt_parts.h entry that the touch fault and touch copy
@@ -170,6 +182,142 @@ $wp"); do
 	echo "the table's policy on this run, total/mainline at the sizes it treats cold: $wc; $wp: $verdict"
 }
 
+# report_check PAGE: the absolute path of PAGE, a page to be written;
+# refused (with the reason, and status 1) if it is not a .md file in a
+# folder that exists, or if it exists: a page is never overwritten.
+report_check() {
+	local p=$1 d
+	[ -n "$p" ] || { echo "error: REPORT is empty: name a page, REPORT=docs/measurements/<name>.md" >&2; return 1; }
+	[[ $p = *.md ]] || { echo "error: REPORT=$p: want a Markdown page, like docs/measurements/<name>.md" >&2; return 1; }
+	[ ! -e "$p" ] || { echo "error: REPORT=$p exists: move it away or name another page (a page is never overwritten)" >&2; return 1; }
+	d=$(dirname "$p")
+	[ -d "$d" ] && [ -w "$d" ] || { echo "error: REPORT=$p: no writable folder $d" >&2; return 1; }
+	echo "$(cd "$d" && pwd)/$(basename "$p")"
+}
+
+# meta FILE: what the page of REPORT= needs that bench.txt does not say,
+# as "key: value" lines, written when a run starts: the date, the command
+# and every setting, the CPU, its features and whether it runs under a
+# hypervisor, memory, the load, the host kernel and the trees.
+meta() {
+	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
+	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
+	for v in SIZES RUNS LOOPS SUITE VARIANTS CHUNK PAGE HUGETLB HARNESS FOLIOS FAULT WS POLLUTE_SECS REPORT; do
+		[ -z "${!v+x}" ] || given+=("$v=${!v}")
+	done
+	flags=" $(awk -F': ' '/^flags/ { print $2; exit }' /proc/cpuinfo) "
+	for f in erms fsrm clzero movdir64b avx512f pdpe1gb; do
+		if [[ $flags = *" $f "* ]]; then have+=("$f"); else lack+=("$f"); fi
+	done
+	if [[ $flags = *" hypervisor "* ]]; then
+		hv=$(lscpu 2>/dev/null | awk -F': *' '/^Hypervisor vendor/ { print $2; exit }' || true)
+		hv="a VM (the CPU shows the hypervisor flag${hv:+; lscpu: hypervisor vendor $hv})"
+	else
+		hv="no hypervisor flag: bare metal, as far as the CPU says"
+	fi
+	tree=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo '?')
+	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
+	{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "command: $cmd${given[*]:+ ${given[*]}}"
+	echo "settings: SIZES=$sizes RUNS=$runs LOOPS=$loops SUITE=$suite_list VARIANTS=$variants CHUNK=$chunk PAGE=$page HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios FAULT=$fault WS=${wsets:-(default)} POLLUTE_SECS=$psecs"
+	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo): $(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } /^stepping/ { printf "%s family %#x model %#x stepping %d", v, f, m, $2; exit }' /proc/cpuinfo)"
+	echo "features: ${have[*]:-none}; not: ${lack[*]:-(none missing)} (of erms fsrm clzero movdir64b avx512f pdpe1gb in /proc/cpuinfo)"
+	echo "machine: $hv, $(nproc) CPUs online, $(awk '/^MemTotal:/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB"
+	echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (load average over 1, 5 and 15 minutes, at the start)"
+	echo "host kernel: $(uname -r)"
+	echo "tree: workshop $tree; build/linux $(git -C "$SRC" log -1 --format=%h 2>/dev/null || echo '?') ($(git -C "$SRC" rev-list --count base..HEAD 2>/dev/null || echo '?') commits on base)"
+	} >"$1"
+}
+
+# report PAGE DIR: a page for docs/measurements/ from the run in DIR
+# (bench.txt, and bench.meta where the run wrote one), in the format of the
+# pages there: the machine, the command and settings, the tables, and the
+# entry() lines (the nt_parts.h entry the tables give, and the check of the
+# table's policy on the run). What the numbers mean beyond the entry is
+# left to whoever commits the page (a comment in it says where).
+report() {
+	local page=$1 dir=$2 first cpu model_name vfms name ent rest k
+	[ -r "$dir/bench.txt" ] || { echo "report: no $dir/bench.txt" >&2; return 1; }
+	mt() { # mt KEY: KEY's value in bench.meta, or that it was not recorded
+		local v
+		v=$(sed -n "s/^$1: //p" "$dir/bench.meta" 2>/dev/null | head -1)
+		echo "${v:-not recorded (the run has no bench.meta)}"
+	}
+	# "make bench on <model name> (family F model M), N CPUs, L3 X as
+	# reported; host kernel K"
+	first=$(head -1 "$dir/bench.txt")
+	model_name=$(sed -n 's/^make bench on \(.*\) (family [0-9]* model [0-9]*), .*/\1/p' <<<"$first")
+	rest=$(sed -n 's/^make bench on .* (family [0-9]* model [0-9]*), \(.*\); host kernel .*/\1/p' <<<"$first")
+	# touch's "# CPU <vendor> family 0x.. model 0x.. stepping N, ...; erms=.. clzero=.. movdir64b=..: ..."
+	cpu=$(grep -m1 '^# CPU ' "$dir/bench.txt" || true)
+	vfms=$(sed -n 's/^# CPU \([^,]*\),.*/\1/p' <<<"$cpu")
+	[ -n "$vfms" ] || vfms=$(sed -n 's/^make bench on .* (\(family [0-9]* model [0-9]*\)), .*/\1/p' <<<"$first")
+	if grep -q '^size  *variant .*total/clear_pages *$' "$dir/bench.txt" &&
+	   grep -q '^size  *variant .*total/copy_mc *$' "$dir/bench.txt"; then
+		ent=$(entry "$dir/bench.txt") || ent="no entry: entry() failed on $dir/bench.txt (its error above)"
+	else
+		ent="no entry: the run has no touch fault and touch copy tables (HARNESS=0)"
+	fi
+	name=$(sed -n 's/.*NT_PART("\([^"]*\)".*/\1/p' <<<"$ent" | head -1)
+	[ "$name" != '<name>' ] || name=""
+	{
+	echo "# ${name:-${model_name:-this CPU}}: ${vfms:-?}"
+	echo
+	echo "Written by scripts/bench.sh (\`report()\`: \`make bench REPORT=\` or"
+	echo "\`scripts/bench.sh --report\`) from the run's \`build/bench/\`; the tables are"
+	echo "its \`bench.txt\` as the run printed them. What each table measures:"
+	echo "docs/measurements/README.md."
+	echo
+	echo "| | |"
+	echo "|---|---|"
+	k=$(grep -o 'erms=[01] clzero=[01] movdir64b=[01]' <<<"$cpu" || true)
+	echo "| CPU | ${model_name:-?}: ${vfms:-?}${k:+ (the harness: $k)} |"
+	echo "| features | $(mt features) |"
+	[ ! -r "$dir/bench.meta" ] || rest=${rest#* CPUs, }
+	echo "| machine | $(mt machine); ${rest:-?} |"
+	echo "| date | $(mt date) |"
+	echo "| host kernel | $(sed -n 's/.*; host kernel //p' <<<"$first") |"
+	echo "| tree | $(mt tree) |"
+	echo "| command | \`$(mt command)\` |"
+	echo "| settings | $(mt settings) |"
+	echo "| load | $(mt load) |"
+	echo "| time | $(grep -m1 '^measured in ' "$dir/bench.txt" || echo '?') |"
+	echo
+	echo "## make bench"
+	echo
+	echo '```'
+	# bench.txt up to the entry that the run appended (it follows below)
+	awk '/^nt_parts\.h entry for / { exit } { l[++n] = $0 } END { while (n && l[n] == "") n--; for (k = 1; k <= n; k++) print l[k] }' "$dir/bench.txt"
+	echo '```'
+	echo
+	echo "## What it means for the policy"
+	echo
+	echo "The nt_parts.h entry that these tables give, by the rule of \`entry()\` in"
+	echo "scripts/bench.sh, and the table's policy for this CPU checked on the run"
+	echo "(at most 1.03 of mainline at every folio size it treats cold); the same"
+	echo "lines as \`scripts/bench.sh --entry\` prints on this page:"
+	echo
+	echo '```'
+	echo "$ent"
+	echo '```'
+	echo
+	echo "<!-- To add before committing the page: whether the machine was otherwise"
+	echo "     idle, and what the numbers mean for the policy beyond the entry (the"
+	echo "     routine's GB/s from make harness-bench, the pollution table). Adding"
+	echo "     the part: README.md, \"Adding a CPU model\". -->"
+	} >"$page.tmp" && mv "$page.tmp" "$page"
+	echo "report: $page"
+}
+
+if [ "${1:-}" = --report ]; then
+	shift
+	[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: scripts/bench.sh --report PAGE.md [DIR] (DIR: a run's build/bench, default $BUILD/bench)"
+	page=$(report_check "$1") || exit 1
+	report "$page" "${2:-$BUILD/bench}"
+	exit
+fi
+
 if [ "${1:-}" = --entry ]; then
 	shift
 	[ $# -gt 0 ] || die "usage: scripts/bench.sh --entry DIR|FILE... (touch-fault.out and touch-copy.out, or a make bench output)"
@@ -196,6 +344,7 @@ folios=${FOLIOS-16K,64K,256K,1M,2M,32M,1G}
 fault=${FAULT-start}
 wsets=${WS-}
 psecs=${POLLUTE_SECS-0.3}
+report_page=""
 
 # --- settings, all checked before anything runs -----------------------------
 [[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] && [ "$runs" -le 50 ] ||
@@ -255,6 +404,7 @@ done
 for w in ${wsets//,/ }; do
 	[[ $w =~ ^[1-9][0-9]*[KkMmGg]?[Bb]?$ ]] || die "WS: unknown size '$w' (use sizes like 256K, 32M)"
 done
+if [ -n "${REPORT+x}" ]; then report_page=$(report_check "$REPORT") || exit 1; fi
 [[ $psecs =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$psecs" 'BEGIN { exit !(s >= 0.05 && s <= 10) }' ||
 	die "POLLUTE_SECS=$psecs: want 0.05 to 10 seconds"
 
@@ -285,10 +435,11 @@ avail=$(( $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) / 1024 ))
 
 out=$BUILD/bench
 mkdir -p "$out"
-rm -f "$out"/bench.{txt,runs,sum} "$out"/{memset,memcpy,faults,touch-fault,touch-copy,pollute}.* \
+rm -f "$out"/bench.{txt,runs,sum,meta} "$out"/{memset,memcpy,faults,touch-fault,touch-copy,pollute}.* \
 	"$out"/touch-{fault,copy,pollute}.out "$out"/*.dat
 runsf=$out/bench.runs
 : >"$runsf"
+meta "$out/bench.meta"
 tmp=$(mktemp -d)
 
 # --- hugetlb pools and the trap ---------------------------------------------
@@ -731,3 +882,6 @@ if [ "$harness" = 1 ]; then
 else
 	echo "entry: not derived (HARNESS=0: no touch tables)"
 fi
+
+# --- REPORT=: the page for docs/measurements/ ------------------------------------
+[ -z "$report_page" ] || report "$report_page" "$out" || echo "report: not written to $report_page"
