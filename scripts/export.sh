@@ -52,7 +52,7 @@ format_series() {
 		sed -i -e "0,/^Date: .*/s//Date: $d/" -e '/^Message-Id: /d' "$tmp/$dir/0000-cover-letter.patch"
 	fi
 }
-format_series base "$split" kernel "$PATCHES/cover-letter.txt" --base=base
+format_series base "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v3"
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
