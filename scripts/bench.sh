@@ -54,8 +54,9 @@
 # also stops the running child first.
 #
 # It ends with the nt_parts.h entry for this CPU, from its own touch fault
-# and touch copy tables (entry() below, which states the rule); on a saved
-# run alone:
+# and touch copy tables (entry() below, which states the rule), and the
+# entry of this run together with the recorded runs of the same CPU
+# (entry_runs(), entry_merge()); on a saved run alone:
 #   scripts/bench.sh --entry DIR|FILE...   DIR with touch-fault.out and
 #                          touch-copy.out, or files holding both tables
 #                          (a whole make bench output will do)
@@ -65,21 +66,12 @@
 #                          which runs before REPORT= existed lack)
 . "$(dirname "$0")/lib.sh"
 
-# entry FILE...: the nt_parts.h entry that the touch fault and touch copy
-# tables in FILE... give, by this rule:
-#  - clear: among the cold variants of touch fault with a crossover (not
-#    "never"), the one with the lowest median total at the largest folio
-#    size measured, but movnti unless the other's total there is at least
-#    5% lower than movnti's; from its crossover size. None: CLEAR_PAGES, 0.
-#  - copy: copy_mc_movnti's crossover in touch copy: MOVNTI from it;
-#    "never": CLEAR_PAGES, 0.
-# Then the ratios (total/clear_pages, total/copy_mc) at each size from the
-# threshold up, and what the tree's table or default rule gives this CPU
-# (clearpage policy, with the tree's nt_parts.h), same or not.
-entry() {
-	local r why vendor fam model step clz m64 cr cf cq c_name pr pf pq p_name v name tk th w at diff=""
-	local a1 a2 a3 a4
-	r=$(awk '
+# entry_parse FILE...: the rule's answer for one run (FILE... hold its touch
+# fault and touch copy tables): lines "cpu VENDOR FAM MODEL STEP CLZERO
+# MOVDIR64B", "clear ROUTINE SIZE name|ratios|candidates", "copy ROUTINE
+# SIZE name|ratios" and "rat SECTION SIZE VARIANT RATIO", or "error: ...".
+entry_parse() {
+	awk '
 	function kib(s) { return s ~ /K$/ ? s + 0 : s ~ /M$/ ? s * 1024 : s ~ /G$/ ? s * 1048576 : -1 }
 	/^# CPU / && !cpu {
 		st = $9; sub(/,.*/, "", st)
@@ -125,7 +117,24 @@ entry() {
 		else if (xo["copy", v] == "never") printf "copy CLEAR_PAGES 0 -|never crosses over (%s at %s)\n", rat["copy", L, v], L
 		else printf "copy MOVNTI %s movnti|%s\n", xo["copy", v], quote("copy", v, xo["copy", v])
 		for (k in rat) { split(k, kk, SUBSEP); if (rat[k] != "") print "rat", kk[1], kk[2], kk[3], rat[k] }
-	}' "$@")
+	}' "$@"
+}
+
+# entry FILE...: the nt_parts.h entry that the touch fault and touch copy
+# tables in FILE... give, by this rule:
+#  - clear: among the cold variants of touch fault with a crossover (not
+#    "never"), the one with the lowest median total at the largest folio
+#    size measured, but movnti unless the other's total there is at least
+#    5% lower than movnti's; from its crossover size. None: CLEAR_PAGES, 0.
+#  - copy: copy_mc_movnti's crossover in touch copy: MOVNTI from it;
+#    "never": CLEAR_PAGES, 0.
+# Then the ratios (total/clear_pages, total/copy_mc) at each size from the
+# threshold up, and what the tree's table or default rule gives this CPU
+# (clearpage policy, with the tree's nt_parts.h), same or not.
+entry() {
+	local r why vendor fam model step clz m64 cr cf cq c_name pr pf pq p_name v name tk th w at diff=""
+	local a1 a2 a3 a4
+	r=$(entry_parse "$@")
 	if grep -q '^error: ' <<<"$r"; then grep '^error: ' <<<"$r" | head -1 >&2; return 1; fi
 	read -r _ vendor fam model step clz m64 <<<"$(grep '^cpu ' <<<"$r")"
 	IFS='|' read -r cr cq why <<<"$(sed -n 's/^clear //p' <<<"$r")"
@@ -180,6 +189,60 @@ $wp"); do
 		awk -v w="$w" 'BEGIN { exit !(w > 1.03) }' && verdict="NOT ok: over 1.03 of mainline"
 	done
 	echo "the table's policy on this run, total/mainline at the sizes it treats cold: $wc; $wp: $verdict"
+	# This run with the recorded runs of the same CPU: the entry they give
+	# together, which is what the table should hold.
+	local m n mc mcf mp mpf used note mine=""
+	for f in "$@"; do mine="$mine $(readlink -f "$f")"; done
+	m=$(entry_merge "$vendor $fam $model $((step)) $clz $m64" "$cr $cf $pr $pf this run" \
+		$(for f in $(entry_runs); do [[ " $mine " = *" $(readlink -f "$f") "* ]] || echo "$f"; done)) || return 0
+	IFS='|' read -r n mc mcf mp mpf used note <<<"$m"
+	[ "$n" -gt 1 ] || { echo "no other recorded run of this CPU (entry_runs in scripts/bench.sh)"; return 0; }
+	echo "this run with the other recorded runs of this CPU ($n runs: $used)${note:+; $note}:"
+	printf 'X86_MATCH_VFM_STEPS(VFM_MAKE(%s, %#x, %#x), %s, %s, NT_PART("%s", %s, %s, %s, %s)),\n' \
+		"$v" "$fam" "$model" "$step" "$step" "$name" "$mc" "$(entry_sz "$mcf")" "$mp" "$(entry_sz "$mpf")"
+	if [ "$mc $(entry_sz "$mcf") $mp $(entry_sz "$mpf")" = "$a1 $a2 $a3 $a4" ]; then
+		echo "the table's policy for this CPU is the entry of all its runs: same"
+	else
+		echo "the table's policy for this CPU ($a1 $a2, $a3 $a4) differs from the entry of all its runs"
+	fi
+}
+
+# The raw make bench outputs kept for the table, one run per file: this
+# repository's docs/measurements/*/make-bench*.txt and the shared
+# measurements' */make-bench.txt.
+entry_runs() {
+	ls "$TOP"/docs/measurements/*/make-bench*.txt "$TOP"/../shared/measurements/*/make-bench.txt 2>/dev/null || true
+}
+
+# entry_merge KEY SEED RUN...: the entry that all runs of the CPU KEY
+# (entry_parse's "cpu" fields) give together: the run SEED ("ROUTINE SIZE
+# ROUTINE SIZE LABEL": this one) and those among RUN..., each by the rule
+# above: cold
+# only where every run is, with the same routine; each threshold the
+# largest crossover of the runs, so that the entry is not slower than
+# mainline on any of them. A run that is not of KEY, or has no tables,
+# is left out.
+entry_merge() {
+	local key=$1 f r cr cf pr pf mc="" mcf=0 mp="" mpf=0 n=0 note="" used="" lbl
+	read -r mc mcf mp mpf lbl <<<"$2"
+	n=1 used="$lbl (clear $mc ${mcf/#0/-}, copy $mp ${mpf/#0/-})"
+	shift 2
+	kib() { case $1 in 0) echo 0 ;; *K) echo "${1%K}" ;; *M) echo $((${1%M} * 1024)) ;; *G) echo $((${1%G} * 1048576)) ;; esac; }
+	for f in "$@"; do
+		r=$(entry_parse "$f") || continue
+		grep -q '^error: ' <<<"$r" && continue
+		[ "$(sed -n 's/^cpu //p' <<<"$r")" = "$key" ] || continue
+		read -r cr cf _ <<<"$(sed -n 's/^clear //p' <<<"$r" | cut -d'|' -f1)"
+		read -r pr pf _ <<<"$(sed -n 's/^copy //p' <<<"$r" | cut -d'|' -f1)"
+		n=$((n + 1)); used="$used${used:+, }${f#"$TOP"/} (clear $cr ${cf/#0/-}, copy $pr ${pf/#0/-})"
+		if [ "$cr" != "$mc" ]; then
+			[ "$mc" = CLEAR_PAGES ] || [ "$cr" = CLEAR_PAGES ] || note="the runs disagree on the clear routine: none cold"
+			mc=CLEAR_PAGES mcf=0
+		elif [ "$mc" != CLEAR_PAGES ] && [ "$(kib "$cf")" -gt "$(kib "$mcf")" ]; then mcf=$cf; fi
+		if [ "$pr" != "$mp" ]; then mp=CLEAR_PAGES mpf=0
+		elif [ "$mp" != CLEAR_PAGES ] && [ "$(kib "$pf")" -gt "$(kib "$mpf")" ]; then mpf=$pf; fi
+	done
+	echo "$n|$mc|$mcf|$mp|$mpf|$used|$note"
 }
 
 # report_check PAGE: the absolute path of PAGE, a page to be written;
