@@ -7,11 +7,13 @@
  *
  *  - clear_pages() (7.3): one REP STOSB (ERMS), REP STOSQ or
  *    __clear_pages_unrolled() over an extent, %rdi start, %rcx length,
- *    %rax zero; folio_zero_user() calls it per 32 MiB unit under
- *    cooperative preemption (PROCESS_PAGES_NON_PREEMPT_BATCH);
+ *    %rax zero; folio_zero_user() calls it once per range on x86 7.3,
+ *    which is always preemptible (bench: -u 0, the default), and per
+ *    32 MiB unit (PROCESS_PAGES_NON_PREEMPT_BATCH) only under a
+ *    cooperative preemption model (the <variant>/32M columns);
  *  - clear_pages_cold(): __clear_pages_movnti(), __clear_pages_clzero()
- *    or __clear_pages_movdir64b(), the same registers, the same units,
- *    each ending with its own SFENCE;
+ *    or __clear_pages_movdir64b(), the same registers, per unit (the
+ *    series v3: 32 MiB), each ending with its own SFENCE;
  *  - the CoW copy: copy_mc_enhanced_fast_string() per 4 KiB page (the
  *    cached copy_mc_user_highpage()), copy_mc_movnti() per unit (cold).
  *
@@ -19,6 +21,8 @@
  *   clearpage order [-n trials]  NT routine (its own SFENCE), then publish:
  *                                no stale reads; a control that must see some
  *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-u unit MiB] [-x]
+ *                                -u: the call size of every variant without
+ *                                its own (0, the default: one call a buffer)
  *   clearpage calibrate [-r reps] [-s MiB,...]
  *                                nt_stores=calibrate's measurement and
  *                                nt_cal_pick() on this CPU, against the
@@ -388,9 +392,10 @@ struct bvar {
 	const struct clear_variant *clear;	/* a clear, per unit */
 	copy_fn copy;				/* or a copy ... */
 	size_t copy_unit;			/* ... per this many bytes (0: per unit) */
+	size_t own_unit;			/* a clear per this many bytes (0: per unit) */
 };
 
-static size_t unit = 32 * MIB;		/* PROCESS_PAGES_NON_PREEMPT_BATCH */
+static size_t unit;			/* -u: 0, one call a buffer, as x86 7.3 */
 
 static void bench_pass(const struct bvar *b, uint8_t *buf, const uint8_t *src, size_t len)
 {
@@ -398,6 +403,8 @@ static void bench_pass(const struct bvar *b, uint8_t *buf, const uint8_t *src, s
 
 	if (b->copy && b->copy_unit)
 		u = b->copy_unit;
+	if (b->clear && b->own_unit)
+		u = b->own_unit;
 	for (off = 0; off < len; off += u) {
 		size_t n = len - off < u ? len - off : u;
 
@@ -443,7 +450,10 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	char pol[160];
 	struct bvar all[] = {
 		{ "clear_pages", clear_pages_variant() },
+		{ "clear_pages/32M", clear_pages_variant(), NULL, 0, 32 * MIB },
 		{ "cold", clear_by_name(cold) ? clear_by_name(cold) : clear_pages_variant() },
+		{ "cold/32M", clear_by_name(cold) ? clear_by_name(cold) : clear_pages_variant(),
+		  NULL, 0, 32 * MIB },
 		{ "stosb", clear_by_name("stosb") },
 		{ "stosq", clear_by_name("stosq") },
 		{ "unrolled", clear_by_name("unrolled") },
@@ -479,7 +489,7 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 		}
 		free(l);
 		if (!ok) {
-			fprintf(stderr, "bench: variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
+			fprintf(stderr, "bench: variants: clear_pages clear_pages/32M cold cold/32M stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 			return 2;
 		}
 	}
@@ -497,10 +507,10 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
 	       clear_pages_variant()->name, cold, nt_policy_str(&d, pol, sizeof(pol)));
 	if (unit)
-		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit; copy_mc per 4 KiB page\n",
+		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit (/32M: per 32 MiB); copy_mc per 4 KiB page\n",
 		       reps, unit / MIB);
 	else
-		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per buffer; copy_mc per 4 KiB page\n",
+		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per buffer as x86 7.3 clears a range (/32M: per 32 MiB, a cooperative kernel's unit, not x86 7.3's); copy_mc per 4 KiB page\n",
 		       reps);
 	printf("%-8s", "MiB");
 	for (i = 0; i < nv; i++)
@@ -544,7 +554,7 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 				cp = i;
 			else if (!strcmp(vars[i].name, "cold"))
 				cv = i;
-			else if (strcmp(vars[i].name, "stosq") && strcmp(vars[i].name, "unrolled") &&
+			else if (!strchr(vars[i].name, '/') && strcmp(vars[i].name, "stosq") && strcmp(vars[i].name, "unrolled") &&
 				 !vars[i].clear->probe &&
 				 (fastest < 0 || med[i] > med[fastest]))
 				fastest = i;	/* the kernel candidates */
@@ -855,8 +865,10 @@ int main(int argc, char **argv)
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(reps, sizes, only, raw);
-	if (!strcmp(argv[1], "calibrate"))
+	if (!strcmp(argv[1], "calibrate")) {
+		unit = 32 * MIB;	/* the series v3's cold unit, as at boot */
 		return cmd_calibrate(reps, sizes);
+	}
 	if (!strcmp(argv[1], "policy"))
 		return cmd_policy(argc - optind, argv + optind, kunit);
 	usage(stderr);

@@ -5,28 +5,38 @@
  * copy_mc_64.S, assembled with shim/ and called as the kernel calls them),
  * and what they spare a neighbour's cache.
  *
- *   touch fault [-r runs] [-s sizes] [-f start|middle|end] [-x]
- *	Fault, then touch. A folio is cleared as folio_zero_user() clears it:
- *	folio_fault_ranges() splits it into r[0] right of the fault, r[1] left
- *	of it, both with the routine under test in calls of at most 32 MiB,
- *	and r[2], the fault's page +- FOLIO_ZERO_LOCALITY_RADIUS (2) pages,
- *	always cached and last. The variants: clear_pages (7.3's: REP STOSB on
- *	ERMS CPUs, else REP STOSQ; all three ranges cached, as the kernel does
- *	below the threshold) and each cold routine the CPU has (movnti;
- *	clzero with CLZERO and 64-byte lines; movdir64b with MOVDIR64B, the
- *	series' choice where there is no CLZERO). Then the folio is touched as a
- *	program would first use it: a load and a store of one 8-byte word in
- *	every 64-byte line, in address order. Clear and touch are timed apart.
+ *   touch fault [-r runs] [-s sizes] [-f start|middle|end] [-u units] [-m] [-x]
+ *	Fault, then touch. A folio is cleared as folio_zero_user() clears it
+ *	(mm/memory.c of the base): folio_fault_ranges() splits it into r[0]
+ *	right of the fault, r[1] left of it and r[2], the fault's page +-
+ *	FOLIO_ZERO_LOCALITY_RADIUS (2) pages, cleared last.
+ *	clear_pages is mainline as x86 7.3 runs it: clear_contig_highpages()
+ *	makes one clear_pages() call per range, because preempt_model_
+ *	preemptible() is true on every x86 kernel (only full and lazy exist);
+ *	REP STOSB on ERMS CPUs, else REP STOSQ. The cold variants are the
+ *	series: r[0] and r[1] with the routine (movnti; clzero with CLZERO and
+ *	64-byte lines; movdir64b with MOVDIR64B) in calls of at most the unit
+ *	(-u: "range", one call a range, the default, and/or a size such as 32M;
+ *	with two units each cold variant runs once per unit, named
+ *	<routine>/<unit>), r[2] cached. -m adds clear_pages/32M, mainline in
+ *	32 MiB calls as a cooperative preemption model would run it: an extra
+ *	column, never the baseline. Then the folio is touched as a program
+ *	would first use it: a load and a store of one 8-byte word in every
+ *	64-byte line, in address order. Clear and touch are timed apart.
  *	Sizes default to 16K,64K,256K,1M,2M,32M,1G (K/M/G suffixes, powers of
  *	two); -f where the fault is (default start: page 0); -x also prints
  *	every run as "run <size KiB> <variant> <clear ns/page> <touch ns/page>".
  *
- *   touch copy [-r runs] [-s sizes] [-f start|middle|end] [-x]
- *	The same for the CoW copy, as copy_user_large_folio() makes it:
- *	copy_mc (copy_mc_enhanced_fast_string() per 4 KiB page, all three
- *	ranges) against copy_mc_movnti (copy_mc_movnti() over r[0] and r[1]
- *	in calls of at most 32 MiB, r[2] per page with copy_mc), then the
- *	destination is touched as above.
+ *   touch copy [-r runs] [-s sizes] [-f start|middle|end] [-u units] [-x]
+ *	The same for the CoW copy. copy_mc is mainline's
+ *	copy_user_large_folio(): copy_mc_user_highpage() (here
+ *	copy_mc_enhanced_fast_string()) per 4 KiB page, in process_huge_page()'s
+ *	order up to MAX_ORDER_NR_PAGES (4 MiB: the pages far from the fault
+ *	first, converging on it from both sides, its page last) and in
+ *	ascending order above (copy_user_gigantic_page()). copy_mc_movnti is
+ *	the series' copy_user_large_folio_cold(): copy_mc_movnti() over r[0]
+ *	and r[1] in calls of at most the unit, then r[2] per page with copy_mc.
+ *	The destination is then touched as above.
  *
  *   touch pollute [-r runs] [-w sizes] [-d seconds] [-x]
  *	A co-runner thread on CPU 1 walks a cache-resident working set (a load
@@ -51,7 +61,9 @@
  * one folio. Variants are
  * interleaved, their order rotated each run; results are ns per 4 KiB page,
  * median (min-max) over the runs, and total/clear_pages is the ratio of the
- * medians of clear + touch (below 1: the cold routine wins end to end).
+ * medians of clear + touch (below 1: the cold routine wins end to end). One
+ * invocation is one round; make bench runs several, spread over its run,
+ * and decides from them (scripts/ntbench.py).
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -80,11 +92,12 @@
 #define GIB		(1UL << 30)
 #define PMD		(2 * MIB)
 #define BATCH		(32 * MIB)	/* PROCESS_PAGES_NON_PREEMPT_BATCH pages */
+#define MAX_ORDER_PAGES	1024		/* MAX_ORDER_NR_PAGES, x86-64 */
 #define RADIUS		2		/* FOLIO_ZERO_LOCALITY_RADIUS, mm/memory.c */
 #define MIN_RUN		(64 * MIB)	/* each run covers at least this, or a folio */
 #define MAX_SIZES	16
 #define MAX_RUNS	64
-#define MAX_VARS	6
+#define MAX_VARS	10
 #define CELL		22		/* a "median (min-max)" column */
 
 /* The kernel's zero page, the source of __clear_pages_movdir64b(). */
@@ -330,9 +343,10 @@ static void fault_ranges(long nr, long idx, struct range r[3])
 }
 
 struct variant {
-	const char *name;
+	char name[24];
 	clear_fn cold;		/* fault: the routine for r[0] and r[1], NULL: cached */
 	bool copy_cold;		/* copy: copy_mc_movnti for r[0] and r[1] */
+	size_t unit;		/* r[0] and r[1] in calls of at most this, 0: one a range */
 	const char *lacks;	/* why this CPU cannot run it, or NULL */
 };
 
@@ -346,13 +360,16 @@ static clear_fn clear_pages_fn(void)
 	return fn;
 }
 
-/* clear_contig_highpages(): calls of at most 32 MiB, cached or cold. */
-static void clear_range(clear_fn fn, uint8_t *p, size_t len)
+/*
+ * clear_contig_highpages(): one call over the range (@unit 0), as on every
+ * x86 7.3 kernel (preempt_model_preemptible()), or calls of at most @unit.
+ */
+static void clear_range(clear_fn fn, uint8_t *p, size_t len, size_t unit)
 {
 	size_t off, n;
 
 	for (off = 0; off < len; off += n) {
-		n = len - off < BATCH ? len - off : BATCH;
+		n = unit && len - off > unit ? unit : len - off;
 		if (fn(p + off, n)) {
 			fprintf(stderr, "touch: %%rax not zero after a clear\n");
 			exit(1);
@@ -360,7 +377,7 @@ static void clear_range(clear_fn fn, uint8_t *p, size_t len)
 	}
 }
 
-/* folio_zero_user() */
+/* folio_zero_user(): r[0] and r[1] with the variant, r[2] cached and last. */
 static void zero_folio(const struct variant *v, uint8_t *folio, long nr, long idx)
 {
 	clear_fn cached = clear_pages_fn();
@@ -373,35 +390,85 @@ static void zero_folio(const struct variant *v, uint8_t *folio, long nr, long id
 
 		if (n > 0)
 			clear_range(i < 2 && v->cold ? v->cold : cached,
-				    folio + r[i].start * PAGE, n * PAGE);
+				    folio + r[i].start * PAGE, n * PAGE, i < 2 ? v->unit : 0);
 	}
 }
 
-/* copy_user_large_folio(): cold batches of at most 32 MiB, or per page. */
+/* copy_mc_user_highpage() of page @i */
+static unsigned long copy_page_mc(uint8_t *dst, const uint8_t *src, long i)
+{
+	return copy_mc_enhanced_fast_string(dst + i * PAGE, src + i * PAGE, PAGE);
+}
+
+/*
+ * Mainline's copy_user_large_folio(): process_huge_page() up to
+ * MAX_ORDER_NR_PAGES (x86-64: order 10, 4 MiB), which copies the pages far
+ * from the target first and converges on it from both sides, the target
+ * last; copy_user_gigantic_page() above it, page by page in ascending order.
+ */
+static unsigned long copy_mainline(uint8_t *dst, const uint8_t *src, long nr, long n)
+{
+	unsigned long left = 0;
+	long i, base, l;
+
+	if (nr > MAX_ORDER_PAGES) {
+		for (i = 0; i < nr; i++)
+			left |= copy_page_mc(dst, src, i);
+		return left;
+	}
+	if (2 * n <= nr) {
+		base = 0;
+		l = n;
+		for (i = nr - 1; i >= 2 * n; i--)
+			left |= copy_page_mc(dst, src, i);
+	} else {
+		base = nr - 2 * (nr - n);
+		l = nr - n;
+		for (i = 0; i < base; i++)
+			left |= copy_page_mc(dst, src, i);
+	}
+	for (i = 0; i < l; i++) {
+		left |= copy_page_mc(dst, src, base + i);
+		left |= copy_page_mc(dst, src, base + 2 * l - 1 - i);
+	}
+	return left;
+}
+
+/*
+ * The series' copy_user_large_folio_cold(): r[0] and r[1] with
+ * copy_mc_movnti() in calls of at most the variant's unit (0: one a range),
+ * then r[2] page by page with copy_mc, last.
+ */
 static void copy_folio(const struct variant *v, uint8_t *dst, const uint8_t *src, long nr,
 		       long idx)
 {
 	struct range r[3];
 	unsigned long left = 0;
 	size_t off, len, n;
+	long p;
 	int i;
 
+	if (!v->copy_cold) {
+		left = copy_mainline(dst, src, nr, idx);
+		goto out;
+	}
 	fault_ranges(nr, idx, r);
 	for (i = 0; i < 3; i++) {
 		if (r[i].end < r[i].start)
 			continue;
-		off = r[i].start * PAGE;
-		len = (r[i].end - r[i].start + 1) * PAGE;
-		if (i < 2 && v->copy_cold) {
+		if (i < 2) {
+			off = r[i].start * PAGE;
+			len = (r[i].end - r[i].start + 1) * PAGE;
 			for (; len; off += n, len -= n) {
-				n = len < BATCH ? len : BATCH;
+				n = v->unit && len > v->unit ? v->unit : len;
 				left |= copy_mc_movnti(dst + off, src + off, n);
 			}
 		} else {
-			for (; len; off += PAGE, len -= PAGE)
-				left |= copy_mc_enhanced_fast_string(dst + off, src + off, PAGE);
+			for (p = r[i].start; p <= r[i].end; p++)
+				left |= copy_page_mc(dst, src, p);
 		}
 	}
+out:
 	if (left) {
 		fprintf(stderr, "touch: a copy reported bytes not copied\n");
 		exit(1);
@@ -576,32 +643,92 @@ static bool check_zero(const uint8_t *p, size_t len)
 	return true;
 }
 
+/* "range" for 0, else the size: a variant's unit in its name and the header */
+static const char *unit_str(size_t unit, char *buf, size_t len)
+{
+	return unit ? size_str(unit, buf, len) : "range";
+}
+
+/*
+ * The variants of touch fault or copy: mainline first (the baseline of
+ * every ratio), then with @base32 mainline in 32 MiB calls (what a
+ * cooperative preemption model would run; no x86 7.3 kernel has one), then
+ * each cold routine the CPU has, once per unit of @units.
+ */
+static int fault_variants(bool copy, const size_t *units, int nunits, bool base32,
+			  struct variant *vars)
+{
+	static const struct {
+		const char *name;
+		clear_fn fn;
+		bool (*have)(void);
+		const char *lacks;
+	} cold[] = {
+		{ "movnti", clear_movnti, NULL, NULL },
+		{ "clzero", clear_clzero, have_clzero,
+		  "no CLZERO with 64-byte lines (CPUID 0x80000008 EBX[0])" },
+		{ "movdir64b", clear_movdir64b, have_movdir64b, "no MOVDIR64B (CPUID 7.0 ECX[28])" },
+	};
+	char b[24];
+	int nv = 0, i, u;
+
+	memset(vars, 0, MAX_VARS * sizeof(*vars));
+	snprintf(vars[nv++].name, sizeof(vars->name), "%s", copy ? "copy_mc" : "clear_pages");
+	if (base32 && !copy) {
+		snprintf(vars[nv].name, sizeof(vars->name), "clear_pages/32M");
+		vars[nv++].unit = BATCH;
+	}
+	for (i = 0; i < (copy ? 1 : 3); i++) {
+		if (cold[i].have && !cold[i].have()) {
+			printf("# %s skipped: %s\n", cold[i].name, cold[i].lacks);
+			continue;
+		}
+		for (u = 0; u < nunits; u++) {
+			snprintf(vars[nv].name, sizeof(vars->name), "%s%s%s",
+				 copy ? "copy_mc_movnti" : cold[i].name, nunits > 1 ? "/" : "",
+				 nunits > 1 ? unit_str(units[u], b, sizeof(b)) : "");
+			vars[nv].cold = copy ? NULL : cold[i].fn;
+			vars[nv].copy_cold = copy;
+			vars[nv++].unit = units[u];
+		}
+	}
+	return nv;
+}
+
+/*
+ * Whether variant @v is run at folio size @len: one in calls of a unit
+ * that covers the folio is the one-call variant again, and is left out
+ * where that one runs (clear_pages/32M: where it is mainline).
+ */
+static bool variant_runs(const struct variant *vars, int nv, int v, size_t len)
+{
+	int i;
+
+	if (!vars[v].unit || vars[v].unit < len)
+		return true;
+	if (v == 1 && !vars[1].cold && !vars[1].copy_cold)
+		return false;
+	for (i = 0; i < nv; i++)
+		if (i != v && !vars[i].unit && vars[i].cold == vars[v].cold &&
+		    vars[i].copy_cold == vars[v].copy_cold)
+			return false;
+	return true;
+}
+
 static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, int pos, bool raw,
+			  const size_t *units, int nunits, bool base32,
 			  const struct cache_info *ci)
 {
-	struct variant all[] = {
-		{ copy ? "copy_mc" : "clear_pages" },
-		{ copy ? "copy_mc_movnti" : "movnti", copy ? NULL : clear_movnti, copy },
-		{ "clzero", clear_clzero, false,
-		  have_clzero() ? NULL : "no CLZERO with 64-byte lines (CPUID 0x80000008 EBX[0])" },
-		{ "movdir64b", clear_movdir64b, false,
-		  have_movdir64b() ? NULL : "no MOVDIR64B (CPUID 7.0 ECX[28])" },
-	};
 	struct variant vars[MAX_VARS];
 	static double clr[MAX_SIZES][MAX_VARS][MAX_RUNS], tch[MAX_SIZES][MAX_VARS][MAX_RUNS];
-	double ratio[MAX_SIZES][MAX_VARS];
+	static bool ran[MAX_SIZES][MAX_VARS];
 	size_t pool_len, cursor = 0;
 	uint8_t *pool, *spool = NULL;
-	int nv = 0, i, s, r, k;
+	int nv, i, s, r, k, u;
 	char b1[24];
 	long thp;
 
-	for (i = 0; i < (copy ? 2 : 4); i++) {
-		if (all[i].lacks)
-			printf("# %s skipped: %s\n", all[i].name, all[i].lacks);
-		else
-			vars[nv++] = all[i];
-	}
+	nv = fault_variants(copy, units, nunits, base32, vars);
 	pool_len = 4 * ci->llc;
 	if (pool_len < 256 * MIB)
 		pool_len = 256 * MIB;
@@ -628,15 +755,30 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 	printf(": %zu MiB%s, %ld MiB in THPs (max(4 x LLC, 256 MiB, largest folio)),"
 	       " the next folio-sized slot each iteration\n",
 	       pool_len / MIB, copy ? " each" : "", thp < 0 ? -1 : thp / 1024);
-	printf("# %s: fault at the %s of the folio; r[0] right, r[1] left of it with the"
-	       " variant in calls of <= 32 MiB, r[2] = fault +- %d pages %s, last\n",
-	       copy ? "copy_user_large_folio()" : "folio_zero_user()", fault_pos_name[pos], RADIUS,
-	       copy ? "per page with copy_mc" : "cached (clear_pages)");
-	if (copy)
-		printf("# copy_mc = copy_mc_enhanced_fast_string() (REP MOVSB) per 4 KiB page");
-	else
-		printf("# clear_pages = %s", have_erms() ? "REP STOSB (ERMS)" : "REP STOSQ");
-	printf("; then touch: a load and a store of one word per 64-byte line, in address order\n");
+	if (copy) {
+		printf("# copy_mc (mainline, copy_user_large_folio()): copy_mc_enhanced_fast_string()"
+		       " (REP MOVSB) per 4 KiB page, in process_huge_page()'s order up to 4 MiB folios"
+		       " (far pages first, the fault's page last), ascending above"
+		       " (copy_user_gigantic_page())\n");
+		printf("# copy_mc_movnti (the series): r[0] right, r[1] left of the fault with"
+		       " copy_mc_movnti() in calls of at most the unit (range: one call),"
+		       " r[2] = fault +- %d pages per page with copy_mc, last\n", RADIUS);
+	} else {
+		printf("# clear_pages (mainline, folio_zero_user()): %s, one call per range"
+		       " (x86 7.3 is always preemptible): r[0] right, r[1] left of the fault,"
+		       " r[2] = fault +- %d pages, last\n",
+		       have_erms() ? "REP STOSB (ERMS)" : "REP STOSQ", RADIUS);
+		if (base32)
+			printf("# clear_pages/32M: the same in calls of at most 32 MiB, as a"
+			       " cooperative preemption model would run it: not mainline on x86\n");
+		printf("# cold variants (the series): r[0] and r[1] with the routine in calls of"
+		       " at most the unit (range: one call), r[2] cached, last\n");
+	}
+	printf("# fault at the %s of the folio; cold call units:", fault_pos_name[pos]);
+	for (u = 0; u < nunits; u++)
+		printf(" %s", unit_str(units[u], b1, sizeof(b1)));
+	printf(" (a unit that covers the folio is the one-call variant, not run again)\n");
+	printf("# then touch: a load and a store of one word per 64-byte line, in address order\n");
 	printf("# ns per 4 KiB page (lower is better), median (min-max) of %d interleaved runs"
 	       " of >= 64 MiB or one folio each; clock_gettime() costs %.0f ns, three a folio\n",
 	       runs, clock_cost_ns());
@@ -649,33 +791,33 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 		size_t len = sizes[s], nslots = pool_len / len;
 		long nr = len / PAGE, idx = fault_index(pos, nr);
 		long iters = len >= MIN_RUN ? 1 : MIN_RUN / len;
+		int vs[MAX_VARS], n = 0;
 
-		/* Warm-up, untimed, and a check that each variant did its job. */
 		for (i = 0; i < nv; i++) {
+			ran[s][i] = variant_runs(vars, nv, i, len);
+			if (ran[s][i])
+				vs[n++] = i;
+		}
+		/* Warm-up, untimed, and a check that each variant did its job. */
+		for (k = 0; k < n; k++) {
 			size_t o = (cursor++ % nslots) * len;
 
-			if (copy) {
-				memset(pool + o, 0xa5, len);
+			i = vs[k];
+			memset(pool + o, 0xa5, len);
+			if (copy)
 				copy_folio(&vars[i], pool + o, spool + o, nr, idx);
-				if (memcmp(pool + o, spool + o, len)) {
-					fprintf(stderr, "touch: %s: the copy differs\n",
-						vars[i].name);
-					return 1;
-				}
-			} else {
-				memset(pool + o, 0xa5, len);
+			else
 				zero_folio(&vars[i], pool + o, nr, idx);
-				if (!check_zero(pool + o, len)) {
-					fprintf(stderr, "touch: %s: the folio is not zero\n",
-						vars[i].name);
-					return 1;
-				}
+			if (copy ? memcmp(pool + o, spool + o, len) : !check_zero(pool + o, len)) {
+				fprintf(stderr, "touch: %s: the folio is not %s\n", vars[i].name,
+					copy ? "the source's copy" : "zero");
+				return 1;
 			}
 			touch_lines(pool + o, len);
 		}
 		for (r = 0; r < runs; r++) {
-			for (k = 0; k < nv; k++) {
-				int v = (k + r) % nv;	/* rotate the order each run */
+			for (k = 0; k < n; k++) {
+				int v = vs[(k + r) % n];	/* rotate the order each run */
 				uint64_t tc = 0, tt = 0;
 				long it;
 
@@ -699,13 +841,13 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 			}
 		}
 		for (i = 0; raw && i < nv; i++)
-			for (r = 0; r < runs; r++)
+			for (r = 0; ran[s][i] && r < runs; r++)
 				printf("run %zu %s %.2f %.2f\n", len / KIB, vars[i].name,
 				       clr[s][i][r], tch[s][i][r]);
 		fflush(stdout);
 	}
 
-	printf("%-6s %-15s %-24s %-24s %-24s total/%s\n", "size", "variant",
+	printf("%-6s %-21s %-24s %-24s %-24s total/%s\n", "size", "variant",
 	       copy ? "copy" : "clear", "touch", "total", vars[0].name);
 	for (s = 0; s < nsizes; s++) {
 		double base = 0;
@@ -714,6 +856,8 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 			double tot[MAX_RUNS];
 			struct stat3 c, t, a;
 
+			if (!ran[s][i])
+				continue;
 			for (r = 0; r < runs; r++)
 				tot[r] = clr[s][i][r] + tch[s][i][r];
 			c = stats(clr[s][i], runs);
@@ -721,31 +865,16 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 			a = stats(tot, runs);
 			if (!i)
 				base = a.med;
-			ratio[s][i] = a.med / base;
-			printf("%-6s %-15s %7.1f (%6.1f-%6.1f) %7.1f (%6.1f-%6.1f)"
+			printf("%-6s %-21s %7.1f (%6.1f-%6.1f) %7.1f (%6.1f-%6.1f)"
 			       " %7.1f (%6.1f-%6.1f)",
 			       i ? "" : size_str(sizes[s], b1, sizeof(b1)), vars[i].name,
 			       c.med, c.lo, c.hi, t.med, t.lo, t.hi, a.med, a.lo, a.hi);
 			if (i)
-				printf("  %5.2f", ratio[s][i]);
+				printf("  %5.2f", a.med / base);
 			printf("\n");
 		}
 	}
-	printf("# crossover: the smallest size from which the cold variant's median total is"
-	       " below %s's at every larger size measured\n", vars[0].name);
-	for (i = 1; i < nv; i++) {
-		int from = nsizes;
-
-		while (from > 0 && ratio[from - 1][i] < 1)
-			from--;
-		if (from == nsizes)
-			printf("#   %s: never (loses at %s)\n", vars[i].name,
-			       size_str(sizes[nsizes - 1], b1, sizeof(b1)));
-		else
-			printf("#   %s: from %s%s\n", vars[i].name,
-			       size_str(sizes[from], b1, sizeof(b1)),
-			       from ? "" : " (every size measured)");
-	}
+	printf("# one round; the decision, over rounds: scripts/ntbench.py (make bench)\n");
 	munmap(pool, pool_len);
 	if (spool)
 		munmap(spool, pool_len);
@@ -972,10 +1101,39 @@ static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs
 	return 0;
 }
 
+/* -u: "range" (0: one call a range) or a size, at most two, no repeats */
+static int parse_units(const char *arg, size_t *units)
+{
+	char buf[64], *tok, *save;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t u = 0;
+
+		if (n == 2 || (strcmp(tok, "range") &&
+			       (!parse_size(tok, &u) || u < PAGE || u % PAGE))) {
+			fprintf(stderr, "touch: -u %s: want range or a size of whole pages,"
+				" at most two\n", arg);
+			return -1;
+		}
+		if (n && units[0] == u) {
+			fprintf(stderr, "touch: -u %s: a unit twice\n", arg);
+			return -1;
+		}
+		units[n++] = u;
+	}
+	if (!n) {
+		fprintf(stderr, "touch: -u: no unit\n");
+		return -1;
+	}
+	return n;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: touch fault|copy [-r runs] [-s size,...] [-f start|middle|end]"
-		   " [-x] [-n]\n"
+		   " [-u range|size,...] [-m] [-x] [-n]\n"
 		   "       touch pollute [-r runs] [-w size,...] [-d seconds] [-x] [-n]\n"
 		   "       sizes with K, M or G; folios: powers of two from 4K to 16G;"
 		   " -n: check only\n");
@@ -984,9 +1142,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *sizes_arg = "16K,64K,256K,1M,2M,32M,1G", *ws_arg = NULL;
-	size_t sizes[MAX_SIZES], ws[MAX_SIZES];
+	size_t sizes[MAX_SIZES], ws[MAX_SIZES], units[2] = { 0 };
 	struct cache_info ci;
-	int runs = 5, pos = 0, nsizes = 0, nws = 0, o;
+	int runs = 5, pos = 0, nsizes = 0, nws = 0, nunits = 1, o;
+	bool base32 = false;
 	double secs = 0.3;
 	bool raw = false, dry = false, pollute;
 	char *end;
@@ -999,7 +1158,7 @@ int main(int argc, char **argv)
 	}
 	pollute = !strcmp(argv[1], "pollute");
 	optind = 2;
-	while ((o = getopt(argc, argv, pollute ? "r:w:d:xnh" : "r:s:f:xnh")) != -1) {
+	while ((o = getopt(argc, argv, pollute ? "r:w:d:xnh" : "r:s:f:u:mxnh")) != -1) {
 		switch (o) {
 		case 'r':
 			runs = strtol(optarg, &end, 10);
@@ -1015,6 +1174,16 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			ws_arg = optarg;
+			break;
+		case 'u':
+			nunits = parse_units(optarg, units);
+			if (nunits < 0) {
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'm':
+			base32 = true;
 			break;
 		case 'f':
 			for (pos = 0; pos < 3 && strcmp(optarg, fault_pos_name[pos]); pos++)
@@ -1090,5 +1259,6 @@ int main(int argc, char **argv)
 		return cmd_pollute(runs, ws, nws, !!ws_arg, secs, raw, &ci);
 	if (cpu_allowed(0))
 		pin(0);
-	return cmd_fault_copy(!strcmp(argv[1], "copy"), runs, sizes, nsizes, pos, raw, &ci);
+	return cmd_fault_copy(!strcmp(argv[1], "copy"), runs, sizes, nsizes, pos, raw, units, nunits,
+			      base32, &ci);
 }
