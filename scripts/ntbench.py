@@ -1,0 +1,847 @@
+#!/usr/bin/env python3
+"""ntbench: the analysis of `make bench` runs, and the nt_parts.h entry they give.
+
+The rule (printed by `tables` and `entry` as well):
+
+  Per round r, per table (fault, copy), folio size and variant: m = the median
+  over that round's runs of total = first + touch (ns per 4 KiB page), and
+  ratio_r = m(variant) / m(mainline), mainline being clear_pages (fault) or
+  copy_mc (copy).  Over n rounds, [min, max] of the ratio_r holds the median
+  ratio with confidence 1 - 2^(1-n) (93.75 % for n = 5, 98.4 % for 7) when the
+  rounds are i.i.d.  With MARGIN = 0.02: "cold" if max < 1 - MARGIN, "cached"
+  if min >= 1 - MARGIN, otherwise "undecided" (the entry stays cached there).
+  Fewer than 3 rounds: everything "undecided".  Two runs decide a size cold in
+  one and cached in the other with chance at most max_p (p(1-p))^n = 4^-n
+  (1/1024 for n = 5) under i.i.d. rounds; a drift common to one run's rounds
+  is not covered (`simulate` shows its effect).
+
+  Threshold of a cold variant: the smallest measured folio size S at which it
+  is decided cold at S and at every larger measured size (none if it is not
+  cold at the largest).  It is reported as the smallest real x86 folio size
+  >= S (mTHP 16K..1M, PMD 2M, PUD 1G): a 32M proxy means SZ_1G (1G only).
+
+  Clear entry: among the cold routines (movnti, clzero, movdir64b) of one call
+  unit with a threshold, the lowest median ratio at the largest measured size,
+  but movnti unless the other's median ratio there is at least 5 % lower
+  (when movnti has a threshold).  Copy entry: copy_mc_movnti's threshold.
+
+  Call units: `movnti/32M` is movnti in 32 MiB calls, `movnti/range` one call
+  per range; an unsuffixed variant fits every unit.  Where `R/U` has no lines
+  because U >= the folio size, `R/range` stands for it (the same calls).
+
+Runs of one CPU in the new format are pooled (their rounds are the rounds of
+one decision).  Runs of the old `make bench` (one round, the old baseline) are
+shown as history with the old rule (crossover: the smallest size from which
+the median total ratio is < 1 at every larger size), never pooled.
+Standard library only (Debian 12's python3).
+"""
+import argparse
+import math
+import os
+import random
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+from collections import namedtuple
+
+MARGIN = 0.02
+MAINLINE = {"fault": "clear_pages", "copy": "copy_mc"}
+COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
+ENUM = {"movnti": "MOVNTI", "clzero": "CLZERO", "movdir64b": "MOVDIR64B", "copy_mc_movnti": "MOVNTI"}
+VENDORS = {"GenuineIntel": "X86_VENDOR_INTEL", "AuthenticAMD": "X86_VENDOR_AMD",
+           "HygonGenuine": "X86_VENDOR_HYGON"}
+REAL_FOLIOS = [16 << i for i in range(7)] + [2048, 1048576]  # KiB: 16K..1M, 2M, 1G
+RULE = ("rule: per round, ratio = median total (first + touch) of the variant / of mainline "
+        "(clear_pages, copy_mc);\n  over n rounds [min, max] holds the median ratio with "
+        "confidence 1 - 2^(1-n); cold if max < 1 - margin,\n  cached if min >= 1 - margin, "
+        "else undecided (stays cached); n < 3: undecided; two runs contradict\n  at one size "
+        "with chance <= 4^-n (i.i.d. rounds); threshold: cold at it and every larger size,\n"
+        "  as the smallest real folio size >= it (16K..1M, 2M, 1G)")
+
+Dec = namedtuple("Dec", "kind lo hi med n")
+Run = namedtuple("Run", "label meta rows cpu")          # a new-format run
+OldRun = namedtuple("OldRun", "label cpu tables")       # tables[sec][size][variant] = total
+
+
+class UsageError(Exception):
+    """A bad argument or input: a one-line message, exit status 2."""
+
+
+# ---- sizes -------------------------------------------------------------
+
+def kib(s):
+    """'16K', '32M', '1G', 'SZ_2M', '0' or a number of KiB -> KiB (int)."""
+    s = str(s).strip().upper()
+    if s.startswith("SZ_"):
+        s = s[3:]
+    m = re.fullmatch(r"(\d+)([KMG]?)B?", s)
+    if not m:
+        raise UsageError("not a size: %r" % s)
+    return int(m.group(1)) << {"": 0, "K": 0, "M": 10, "G": 20}[m.group(2)]
+
+
+def sname(k):
+    """KiB -> '16K', '2M', '1G'."""
+    for shift, unit in ((20, "G"), (10, "M")):
+        if k >= 1 << shift and k % (1 << shift) == 0:
+            return "%d%s" % (k >> shift, unit)
+    return "%dK" % k
+
+
+def real_folio(k):
+    """The smallest real x86 folio size (KiB) >= k, or None."""
+    return next((r for r in REAL_FOLIOS if r >= k), None)
+
+
+def cold_set(k):
+    """The real folio sizes treated cold from threshold k (KiB; 0/None: none)."""
+    return frozenset(r for r in REAL_FOLIOS if k and r >= k)
+
+
+# ---- input -------------------------------------------------------------
+
+def parse_meta(text):
+    """bench.meta's `key: value` lines -> dict."""
+    meta = {}
+    for line in text.splitlines():
+        key, sep, val = line.partition(": ")
+        if sep and key.strip():
+            meta.setdefault(key.strip(), val.strip())
+    return meta
+
+
+def parse_cpuid(s):
+    """'AuthenticAMD 0x1a 0x2 1 clzero=1 movdir64b=1' -> (vendor, fam, model, step, clz, m64)."""
+    f = s.split()
+    if len(f) < 6:
+        raise UsageError("bad cpuid line: %r" % s)
+    flag = {k: int(v) for k, _, v in (x.partition("=") for x in f[4:6])}
+    return (f[0], int(f[1], 0), int(f[2], 0), int(f[3], 0), flag.get("clzero", 0), flag.get("movdir64b", 0))
+
+
+def make_run(label, meta_text, runs_text):
+    """A Run from the texts of bench.meta and bench.runs."""
+    meta = parse_meta(meta_text)
+    if "cpuid" not in meta:
+        raise UsageError("%s: bench.meta has no cpuid: line" % label)
+    rows = [line.split() for line in runs_text.splitlines() if line.strip() and not line.startswith("#")]
+    return Run(label, meta, rows, parse_cpuid(meta["cpuid"]))
+
+
+def embedded(text, name):
+    """The fenced block headed ```NAME in a page, or None."""
+    m = re.search(r"^```%s\n(.*?)^```" % re.escape(name), text, re.S | re.M)
+    return m.group(1) if m else None
+
+
+def parse_old(text, label):
+    """Old `make bench` touch fault/copy tables in TEXT -> list of OldRun (one per fault table)."""
+    runs, cpu, sec, size, cur = [], None, None, None, None
+    for line in text.splitlines():
+        if line.startswith("# CPU "):
+            m = re.match(r"# CPU (\S+) family (\S+) model (\S+) stepping (\d+)", line)
+            if m:
+                fl = dict(re.findall(r"(clzero|movdir64b)=(\d)", line))
+                cpu = (m.group(1), int(m.group(2), 0), int(m.group(3), 0), int(m.group(4)),
+                       int(fl.get("clzero", 0)), int(fl.get("movdir64b", 0)))
+            continue
+        if re.match(r"size +variant ", line):
+            sec = {"total/clear_pages": "fault", "total/copy_mc": "copy"}.get(line.split()[-1])
+            if sec == "fault" or cur is None or sec in cur.tables:
+                cur = OldRun(label, cpu, {})
+                runs.append(cur)
+            if sec:
+                cur.tables[sec] = {}
+            continue
+        if sec is None:
+            continue
+        if not line.strip() or line.startswith(("#", "```")):
+            sec = None
+            continue
+        f = re.sub(r"\([^)]*\)", " ", line).split()
+        if re.fullmatch(r"\d+[KMG]", f[0]):
+            size, f = kib(f[0]), f[1:]
+        try:
+            cur.tables[sec].setdefault(size, {})[f[0]] = float(f[3])
+        except (IndexError, ValueError):
+            sec = None
+    return [r for r in runs if r.cpu and "fault" in r.tables]
+
+
+def load(path):
+    """PATH (a run directory, a page, an old output) -> (new runs, old runs)."""
+    if os.path.isdir(path):
+        if os.path.exists(os.path.join(path, "bench.runs")):
+            with open(os.path.join(path, "bench.meta")) as m, open(os.path.join(path, "bench.runs")) as r:
+                return [make_run(path, m.read(), r.read())], []
+        new, old = [], []
+        for name in sorted(os.listdir(path)):
+            if name.endswith(".md") or (name.startswith("make-bench") and name.endswith(".txt")):
+                n, o = load(os.path.join(path, name))
+                new, old = new + n, old + o
+        return new, old
+    if not os.path.isfile(path):
+        raise UsageError("no such run: %s" % path)
+    with open(path, errors="replace") as f:
+        text = f.read()
+    meta, runs = embedded(text, "bench.meta"), embedded(text, "bench.runs")
+    if meta is not None and runs is not None:
+        return [make_run(path, meta, runs)], []
+    return [], parse_old(text, path)
+
+
+# ---- the decision ------------------------------------------------------
+
+def round_medians(runs, sec):
+    """{(size, variant): {(run, round): (first, touch, total)}}: per-round medians of SEC's rows."""
+    acc = {}
+    for i, run in enumerate(runs):
+        for f in run.rows:
+            if len(f) == 6 and f[1] == sec:
+                first, touch = float(f[4]), float(f[5])
+                acc.setdefault((int(f[2]), f[3]), {}).setdefault((i, int(f[0])), []).append(
+                    (first, touch, first + touch))
+    return {k: {r: tuple(statistics.median(x[j] for x in v) for j in range(3)) for r, v in d.items()}
+            for k, d in acc.items()}
+
+
+def decide(ratios, margin=MARGIN):
+    """The decision from per-round ratios: Dec(kind, min, max, median, n)."""
+    n = len(ratios)
+    if n == 0:
+        return Dec("undecided", None, None, None, 0)
+    lo, hi, med = min(ratios), max(ratios), statistics.median(ratios)
+    if n < 3:
+        kind = "undecided"
+    elif hi < 1 - margin:
+        kind = "cold"
+    elif lo >= 1 - margin:
+        kind = "cached"
+    else:
+        kind = "undecided"
+    return Dec(kind, lo, hi, med, n)
+
+
+def analyse(runs, sec, margin=MARGIN):
+    """{variant: {size: Dec}} for SEC over the pooled rounds of RUNS, and the per-round medians."""
+    meds = round_medians(runs, sec)
+    out = {}
+    for (size, var), rounds in meds.items():
+        base = meds.get((size, MAINLINE[sec]), {})
+        if var == MAINLINE[sec]:
+            continue
+        ratios = [rounds[r][2] / base[r][2] for r in sorted(rounds) if r in base]
+        out.setdefault(var, {})[size] = decide(ratios, margin)
+    return out, meds
+
+
+def threshold(decs):
+    """{size: Dec} -> (threshold KiB or None, undecided sizes)."""
+    sizes = sorted(decs)
+    thr = None
+    for s in reversed(sizes):
+        if decs[s].kind != "cold":
+            break
+        thr = s
+    return thr, [s for s in sizes if decs[s].kind == "undecided"]
+
+
+def series(decs, routine, unit):
+    """{size: (variant, Dec)} of ROUTINE in call unit UNIT (see the module docstring)."""
+    out = {}
+    sizes = {s for v, d in decs.items() if v.split("/")[0] == routine for s in d}
+    for s in sizes:
+        names = [routine + "/" + unit, routine]
+        if unit == "range" or kib_or_none(unit) is not None and kib_or_none(unit) >= s:
+            names.append(routine + "/range")
+        for v in names:
+            if s in decs.get(v, {}):
+                out[s] = (v, decs[v][s])
+                break
+    return out
+
+
+def kib_or_none(s):
+    """kib(s), or None where s is not a size (e.g. 'range')."""
+    try:
+        return kib(s)
+    except UsageError:
+        return None
+
+
+Choice = namedtuple("Choice", "routine thr real ser why")  # routine None: none cold
+
+
+def choose(decs, sec, unit):
+    """The entry's routine for SEC ('fault': clear, 'copy') in UNIT, by the rule."""
+    cands, why = {}, []
+    for r in COLD[sec]:
+        ser = series(decs, r, unit)
+        if not ser:
+            continue
+        thr, und = threshold({s: d for s, (v, d) in ser.items()})
+        big = max(ser)
+        real = real_folio(thr) if thr else None
+        why.append("%s %s (median %s at %s)%s" % (
+            r, "from " + sname(thr) + ("" if real == thr else " = SZ_%s" % sname(real)) if real else "none",
+            fmt(ser[big][1].med), sname(big), "; undecided at " + ", ".join(map(sname, und)) if und else ""))
+        if real:
+            cands[r] = (ser[big][1].med, thr, real, ser)
+    if not cands:
+        return Choice(None, None, None, {}, why)
+    best = min(cands, key=lambda r: cands[r][0])
+    mv = next((r for r in ("movnti", "copy_mc_movnti") if r in cands), None)
+    if mv and best != mv and not cands[best][0] <= 0.95 * cands[mv][0]:
+        best = mv
+    return Choice(best, cands[best][1], cands[best][2], cands[best][3], why)
+
+
+def fmt(x, nd=2):
+    """A number or '-'."""
+    return "-" if x is None else "%.*f" % (nd, x)
+
+
+def confidence(n):
+    """1 - 2^(1-n), the confidence of [min, max] holding the median."""
+    return 1 - 2.0 ** (1 - n) if n >= 1 else 0.0
+
+
+def entry_line(cpu, name, clear, copy):
+    """The nt_parts.h line; clear/copy: (ENUM, KiB or 0)."""
+    vendor, fam, model, step = cpu[:4]
+    sz = lambda k: "SZ_" + sname(k) if k else "0"
+    return 'X86_MATCH_VFM_STEPS(VFM_MAKE(%s, %#x, %#x), %#x, %#x, NT_PART("%s", %s, %s, %s, %s)),' % (
+        VENDORS.get(vendor, "X86_VENDOR_UNKNOWN"), fam, model, step, step, name,
+        clear[0], sz(clear[1]), copy[0], sz(copy[1]))
+
+
+def cpu_text(cpu):
+    """'AuthenticAMD family 0x1a model 0x2 stepping 1 (clzero=1 movdir64b=1)'."""
+    return "%s family %#x model %#x stepping %d (clzero=%d movdir64b=%d)" % cpu
+
+
+# ---- the tree's policy ---------------------------------------------------
+
+def ask_policy(cmd, cpu):
+    """Run `CMD VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B` -> (policy dict, None) or (None, error)."""
+    args = shlex.split(cmd) + [cpu[0], "%#x" % cpu[1], "%#x" % cpu[2], str(cpu[3]), str(cpu[4]), str(cpu[5])]
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, "policy command failed: %s" % e
+    f = p.stdout.strip().split()
+    if p.returncode or len(f) < 5:
+        return None, "policy command failed (status %d): %s" % (p.returncode, (p.stderr or p.stdout).strip()[:200])
+    name = " ".join(f[5:]) if f[4] == "table" else None
+    return {"clear": (f[0], kib(f[1])), "copy": (f[2], kib(f[3])), "name": name, "line": " ".join(f)}, None
+
+
+def policy_diff(entry, tree):
+    """Compare (ENUM, KiB) pairs as sets of real folio sizes: '' if the same, else what differs."""
+    out = []
+    for part in ("clear", "copy"):
+        (er, ek), (tr, tk) = entry[part], tree[part]
+        es, ts = cold_set(ek) if er != "CLEAR_PAGES" else frozenset(), cold_set(tk) if tr != "CLEAR_PAGES" else frozenset()
+        if es != ts or (es and er != tr):
+            desc = lambda r, s: "%s at %s" % (r, ", ".join(map(sname, sorted(s)))) if s else "none cold"
+            out.append("%s: entry %s, the tree %s" % (part, desc(er, es), desc(tr, ts)))
+    return "; ".join(out)
+
+
+def policy_check(tree, decs, unit):
+    """At each measured size the tree treats cold, its routine's decision there: (lines, ok)."""
+    lines, ok = [], True
+    for part, sec in (("clear", "fault"), ("copy", "copy")):
+        routine, k = tree[part]
+        if routine == "CLEAR_PAGES" or not k:
+            lines.append("%s: none cold" % part)
+            continue
+        name = "copy_mc_movnti" if sec == "copy" else routine.lower()
+        ser = series(decs[sec], name, unit)
+        sizes = [s for s in sorted(ser) if real_folio(s) in cold_set(k)]
+        if not sizes:
+            lines.append("%s %s from SZ_%s: not measured at any size it treats cold" % (part, name, sname(k)))
+            continue
+        for s in sizes:
+            d = ser[s][1]
+            good = d.kind == "cold"
+            ok = ok and good
+            lines.append("%s %s at %s: %s [%s-%s] %s" % (part, ser[s][0], sname(s), fmt(d.med), fmt(d.lo),
+                         fmt(d.hi), "cold: ok" if good else "%s: NOT decided faster at %s" % (d.kind, sname(s))))
+    return lines, ok
+
+
+# ---- text ------------------------------------------------------------------
+
+def mmm(vals, nd=2):
+    """'median (min-max)' of VALS."""
+    return "%.*f (%.*f-%.*f)" % (nd, statistics.median(vals), nd, min(vals), nd, max(vals))
+
+
+def perf_tables(run):
+    """a. and b.: perf bench mem and the host kernel's fault path."""
+    out, perf, faults = [], {}, {}
+    for f in run.rows:
+        if len(f) == 7 and f[1] == "perf":
+            perf.setdefault((f[2], int(f[5]), f[3]), {}).setdefault(f[4], []).append(float(f[6]))
+        elif len(f) == 5 and f[1] == "faults":
+            kind, _, page = f[2].rpartition("-")
+            faults.setdefault((page, int(f[3])), {}).setdefault(kind, []).append(float(f[4]))
+    modes = [("4k", "one call, 4 KiB pages (seed)"), ("2m", "one call, 2 MiB pages (as 7.3 clears a range)"),
+             ("2m32", "-k 32MB -p 2MB (cooperative kernels only; not 7.3 x86)")]
+    if perf:
+        out.append("a. perf bench mem: GB/s median (min-max) over all rounds and runs")
+        for mode, title in modes:
+            out.append("   %-5s %s" % (mode, title))
+        out.append("%-7s %-8s %-9s" % ("suite", "MiB", "variant") + "".join("%-22s" % m for m, _ in modes))
+        for suite, mib in sorted({(s, m) for s, m, _ in perf}):
+            vs = [v for s, m, v in sorted(perf) if (s, m) == (suite, mib)]
+            for v in vs:
+                d = perf[(suite, mib, v)]
+                out.append("%-7s %-8s %-9s" % (suite, mib, v) + "".join(
+                    "%-22s" % (mmm(d[m]) if m in d else "-") for m, _ in modes))
+            base = next((v for v in ("stosb", "movsb") if v in vs), None)
+            if base and "movnt" in vs:
+                b, n = perf[(suite, mib, base)], perf[(suite, mib, "movnt")]
+                out.append("%-7s %-8s %-9s" % ("", "", "movnt/" + base) + "".join(
+                    "%-22s" % ("%.2f" % (statistics.median(n[m]) / statistics.median(b[m]))
+                               if m in n and m in b else "-") for m, _ in modes))
+        out.append("")
+    if faults:
+        out.append("b. the HOST kernel's fault path (host kernel: %s), not the series, not mainline 7.3:"
+                   % run.meta.get("host kernel", "not recorded"))
+        out.append("   GB/s median (min-max) over all rounds")
+        out.append("%-5s %-8s %-24s %-24s %s" % ("page", "MiB", "perf bench mem mmap", "pf-hugetlb", "ranges overlap?"))
+        for page, mib in sorted(faults, key=lambda x: (kib(x[0]), x[1])):
+            d = faults[(page, mib)]
+            a, b = d.get("perf", []), d.get("pf-hugetlb", [])
+            ov = "-" if not a or not b else "yes" if max(min(a), min(b)) <= min(max(a), max(b)) else "no"
+            out.append("%-5s %-8s %-24s %-24s %s" % (page, mib, mmm(a) if a else "-", mmm(b) if b else "-", ov))
+        out.append("")
+    return out
+
+
+def decision_table(runs, sec, margin, title):
+    """c.: the fault or copy table, with decisions and thresholds per variant."""
+    decs, meds = analyse(runs, sec, margin)
+    base = MAINLINE[sec]
+    out = [title, "%-5s %-18s %8s %8s %8s  %-22s %s" % ("size", "variant", "first", "touch", "total",
+                                                       "total/%s [min-max]" % base, "decision")]
+    for s in sorted({k[0] for k in meds}):
+        for v in [base] + sorted(v for v in decs if s in decs[v]):
+            if (s, v) not in meds:
+                continue
+            m = [statistics.median(x[j] for x in meds[(s, v)].values()) for j in range(3)]
+            d = decs.get(v, {}).get(s)
+            rat = "%s [%s-%s] n=%d" % (fmt(d.med), fmt(d.lo), fmt(d.hi), d.n) if d else ""
+            out.append("%-5s %-18s %8.1f %8.1f %8.1f  %-22s %s" % (sname(s), v, m[0], m[1], m[2], rat,
+                                                                 d.kind if d else "(mainline)"))
+    out.append("thresholds (cold at it and every larger size, as a real folio size):")
+    for v in sorted(decs):
+        if v.split("/")[0] not in COLD[sec]:
+            continue
+        thr, und = threshold(decs[v])
+        real = real_folio(thr) if thr else None
+        txt = "none" if not real else "from %s" % sname(thr) + ("" if real == thr else
+                                                              " = SZ_%s (%s only)" % (sname(real), sname(real)))
+        out.append("  %-18s %s%s" % (v, txt, "".join("; undecided at %s" % sname(s) for s in und)))
+    units = {}
+    for v in decs:
+        r, _, u = v.partition("/")
+        units.setdefault(r, {})[u] = decs[v]
+    for r, us in sorted(units.items()):
+        if "range" in us and "32M" in us:
+            both = sorted(set(us["range"]) & set(us["32M"]))
+            out.append("  %s range vs 32M units (median ratio): " % r + ", ".join(
+                "%s %s/%s" % (sname(s), fmt(us["range"][s].med), fmt(us["32M"][s].med)) for s in both))
+    return out + [""]
+
+
+def pollute_table(runs):
+    """The co-runner's median slowdown per working set and variant."""
+    d = {}
+    for f in (f for run in runs for f in run.rows):
+        if len(f) == 5 and f[1] == "pollute":
+            d.setdefault(int(f[2]), {}).setdefault(f[3], []).append(float(f[4]))
+    if not d:
+        return []
+    vs = sorted({v for x in d.values() for v in x})
+    out = ["c. touch pollute: the co-runner's median slowdown (1: no harm) over all rounds",
+           "%-8s" % "ws" + "".join("%12s" % v for v in vs)]
+    for ws in sorted(d):
+        out.append("%-8s" % sname(ws) + "".join("%12s" % (fmt(statistics.median(d[ws][v])) if v in d[ws] else "-")
+                                                for v in vs))
+    return out + [""]
+
+
+def header(runs, margin):
+    """The first lines: CPU, rounds, runs, margin, confidence."""
+    n = rounds_of(runs)
+    meta = runs[0].meta
+    return ["make bench on %s: %s" % (meta.get("cpu", "?").split(":")[0], cpu_text(runs[0].cpu)),
+            "%d round(s) of %s run(s) each%s; margin %.3g; confidence of [min, max] 1 - 2^(1-n) = %.2f %%"
+            " (n = %d); contradiction chance <= 4^-n = 1/%d" % (
+                n, meta.get("runs", "?"), "" if len(runs) == 1 else " (pooled from %d runs)" % len(runs),
+                margin, 100 * confidence(n), n, 4 ** n),
+            RULE, ""]
+
+
+def rounds_of(runs):
+    """The number of rounds in RUNS (pooled)."""
+    return len({(i, f[0]) for i, r in enumerate(runs) for f in r.rows if len(f) == 6 and f[1] == "fault"})
+
+
+def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None):
+    """The whole bench.txt: header, a., b., c., the pollution table and the entry."""
+    out = header(runs, margin) + perf_tables(runs[0])
+    out += decision_table(runs, "fault", margin, "c. touch fault: ns per 4 KiB page, median of the per-round medians")
+    out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
+    out += pollute_table(runs)
+    if with_entry:
+        text, _ = entry_text(runs, [], policy_cmd, unit, margin)
+        out.append(text)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def decision_of(runs, unit, margin):
+    """(entry dict {clear, copy: (ENUM, KiB)}, choices, decs) for pooled RUNS."""
+    decs = {sec: analyse(runs, sec, margin)[0] for sec in ("fault", "copy")}
+    ch = {part: choose(decs[sec], sec, unit) for part, sec in (("clear", "fault"), ("copy", "copy"))}
+    ent = {p: (ENUM[c.routine], c.real) if c.routine else ("CLEAR_PAGES", 0) for p, c in ch.items()}
+    return ent, ch, decs
+
+
+def decision_lines(runs, unit, margin, name):
+    """The entry line and the ratios it rests on, for pooled RUNS: (lines, entry)."""
+    n = rounds_of(runs)
+    ent, ch, _ = decision_of(runs, unit, margin)
+    out = ["nt_parts.h entry for %s, unit %s, %d rounds (confidence %.2f %%%s):" % (
+        cpu_text(runs[0].cpu), unit, n, 100 * confidence(n), "; fewer than 3 rounds: all undecided" if n < 3 else ""),
+        entry_line(runs[0].cpu, name, ent["clear"], ent["copy"])]
+    for part, c in ch.items():
+        if not c.routine:
+            out.append("%s: none decided cold at every size up to the largest" % part)
+        else:
+            note = "" if c.real == c.thr else " (measured from %s: SZ_%s only)" % (sname(c.thr), sname(c.real))
+            out.append("%s %s from SZ_%s%s: " % (part, c.routine, sname(c.real), note) + ", ".join(
+                "%s %s [%s-%s] %s" % (sname(s), fmt(d.med), fmt(d.lo), fmt(d.hi), d.kind)
+                for s, (v, d) in sorted(c.ser.items()) if s >= c.thr))
+        out.append("  (%s candidates: %s)" % (part, "; ".join(c.why) or "none measured"))
+    return out, ent
+
+
+def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=()):
+    """The `entry` output for new RUNS (pooled), RECORDED_NEW runs and OLD runs: (text, status)."""
+    status, out = 0, []
+    cpu = runs[0].cpu if runs else old[0].cpu
+    unit = unit or (runs[0].meta.get("cold_unit") if runs else None) or "range"
+    tree, err = ask_policy(policy_cmd, cpu) if policy_cmd else (None, "the tree's policy: not asked (no --policy-cmd)")
+    if err:
+        out.append(err)
+        status = 1 if policy_cmd else 0
+    name = tree["name"] if tree and tree["name"] else "<name>"
+    if runs:
+        out.append(RULE)
+        out.append("runs: " + ", ".join("%s (%d rounds)" % (r.label, rounds_of([r])) for r in runs))
+        lines, ent = decision_lines(runs, unit, margin, name)
+        out += lines
+        if tree:
+            diff = policy_diff(ent, tree)
+            out.append("the tree's policy for this CPU: %s: %s" % (tree["line"], "differs: " + diff if diff else "same"))
+            decs = decision_of(runs, unit, margin)[2]
+            chk, ok = policy_check(tree, decs, unit)
+            out.append("check of the tree's policy on this run (%s):" % ("ok" if ok else "NOT ok"))
+            out += ["  " + c for c in chk]
+        others = [r for r in recorded_new if r.cpu == cpu]
+        if others:
+            pooled = list(runs) + others
+            out.append("with the recorded runs of this CPU: %d runs, %d rounds: %s" % (
+                len(pooled), rounds_of(pooled), ", ".join(r.label for r in pooled)))
+            lines, pent = decision_lines(pooled, unit, margin, name)
+            out += lines
+            if tree:
+                diff = policy_diff(pent, tree)
+                out.append("the tree's policy against the pooled entry: %s" % ("differs: " + diff if diff else "same"))
+        else:
+            out.append("no other recorded new-format run of this CPU")
+    hist = [o for o in old if o.cpu == cpu]
+    if hist:
+        out.append("history (old baseline: one round, mainline modelled wrongly at 1G; never pooled):")
+        for o in hist:
+            out += old_lines(o)
+        if not runs:
+            out.append("provisional old-rule entry of each old run (no new-format run of this CPU; clear decisions "
+                       "up to 2M stand, 32M/1G and all copy decisions provisional until re-measured):")
+            for o in hist:
+                ent = old_entry(o)
+                out.append(entry_line(cpu, name, ent["clear"], ent["copy"]) + "  /* %s */" % o.label)
+    return "\n".join(out) + "\n", status
+
+
+# ---- the old baseline -------------------------------------------------------
+
+def old_cross(tab, var, sec):
+    """Old rule: the smallest size from which VAR's median total ratio is < 1 at every larger size."""
+    thr = None
+    for s in sorted(tab, reverse=True):
+        if var not in tab[s] or not tab[s][var] / tab[s][MAINLINE[sec]] < 1:
+            break
+        thr = s
+    return thr
+
+
+def old_entry(o):
+    """The old rule's entry of an old run: {clear, copy: (ENUM, KiB)}."""
+    ent = {}
+    for part, sec in (("clear", "fault"), ("copy", "copy")):
+        tab = o.tables.get(sec, {})
+        if not tab:
+            ent[part] = ("CLEAR_PAGES", 0)
+            continue
+        big = max(tab)
+        base = tab[big].get(MAINLINE[sec])
+        cands = {v: tab[big][v] / base for v in COLD[sec] if v in tab[big] and old_cross(tab, v, sec)}
+        best = min(cands, key=cands.get) if cands else None
+        mv = "movnti" if sec == "fault" else "copy_mc_movnti"
+        if best and best != mv and mv in cands and not cands[best] <= 0.95 * cands[mv]:
+            best = mv
+        ent[part] = (ENUM[best], real_folio(old_cross(tab, best, sec))) if best else ("CLEAR_PAGES", 0)
+    return ent
+
+
+def old_lines(o):
+    """History lines of one old run: the old-rule answer with its marking."""
+    ent = old_entry(o)
+    out = ["  %s: old rule: clear %s from %s, copy %s from %s" % (
+        o.label, ent["clear"][0], sname(ent["clear"][1]) if ent["clear"][1] else "-",
+        ent["copy"][0], sname(ent["copy"][1]) if ent["copy"][1] else "-")]
+    for sec in ("fault", "copy"):
+        tab = o.tables.get(sec, {})
+        for v in COLD[sec]:
+            if not any(v in x for x in tab.values()):
+                continue
+            cr = old_cross(tab, v, sec)
+            rat = {s: tab[s][v] / tab[s][MAINLINE[sec]] for s in sorted(tab) if v in tab[s]}
+            part = lambda ss: ", ".join("%s %.2f" % (sname(s), rat[s]) for s in ss)
+            low, high = [s for s in rat if s <= 2048], [s for s in rat if s > 2048]
+            if sec == "fault":
+                marks = "%s: stand (one call per range in both models); %s: provisional until re-measured" % (
+                    part(low), part(high))
+            else:
+                marks = "%s: provisional (the copy order was wrong everywhere)" % part(sorted(rat))
+            out.append("    %s %s (crossover %s): %s" % (sec, v, sname(cr) if cr else "never", marks))
+    return out
+
+
+# ---- simulate ---------------------------------------------------------------
+
+TRUE_RATIOS = (0.80, 0.90, 0.95, 0.97, 0.98, 1.00, 1.03, 1.10)
+
+
+def simulate(rounds=5, trials=2000, seed=1, margin=MARGIN):
+    """Rows (true, noise sd, drift sd, P(cold), P(cached), P(undecided), wrong, contradiction)."""
+    rnd = random.Random(seed)
+
+    def one(true, sd, drift):
+        d = rnd.gauss(0, drift) if drift else 0.0
+        return decide([true * math.exp(d + rnd.gauss(0, sd)) for _ in range(rounds)], margin).kind
+
+    rows = []
+    for true in TRUE_RATIOS:
+        for sd in (0.03, 0.06):
+            for drift in (0.0, 0.02):
+                cnt = {"cold": 0, "cached": 0, "undecided": 0}
+                contra = 0
+                for _ in range(trials):
+                    a, b = one(true, sd, drift), one(true, sd, drift)
+                    cnt[a] += 1
+                    contra += {a, b} == {"cold", "cached"}
+                pc, pk, pu = (cnt[k] / trials for k in ("cold", "cached", "undecided"))
+                wrong = (pc if true >= 1 - margin else 0) + (pk if true <= 1 - 2 * margin else 0)
+                rows.append((true, sd, drift, pc, pk, pu, wrong, contra / trials))
+    return rows
+
+
+def simulate_text(rows, rounds, trials, seed, margin):
+    """The compact table of simulate()."""
+    out = ["simulate: %d rounds, %d trials a row, seed %d, margin %.3g; per-round noise lognormal sd, per-run drift "
+           "sd common to its rounds" % (rounds, trials, seed, margin),
+           "wrong = cold where true >= 1 - margin, or cached where true <= 1 - 2 margin; contra = one run cold, "
+           "another cached",
+           "true  noise | drift 0:  cold cached undec  wrong contra | drift 0.02: cold cached undec  wrong contra"]
+    by = {(r[0], r[1], r[2]): r for r in rows}
+    for true in TRUE_RATIOS:
+        for sd in (0.03, 0.06):
+            cells = []
+            for drift in (0.0, 0.02):
+                r = by[(true, sd, drift)]
+                cells.append(" ".join("%5.1f%%" % (100 * x) for x in r[3:]))
+            out.append("%.2f  %.2f  |          %s |             %s" % (true, sd, cells[0], cells[1]))
+    return "\n".join(out) + "\n"
+
+
+# ---- report -----------------------------------------------------------------
+
+def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
+    """Write PAGE (a new .md) for the run RUNS[0]; returns the status of the entry."""
+    run = runs[0]
+    m = run.meta
+    ent, status = entry_text(runs, old, policy_cmd, unit, margin, recorded_new)
+    pm = re.search(r'NT_PART\("([^"]*)"', ent)
+    name = pm.group(1) if pm and pm.group(1) != "<name>" else m.get("cpu", "this CPU").split(":")[0]
+    machine = m.get("machine", "not recorded")
+    kind = "bare metal" if "bare metal" in machine else "VM" if "VM" in machine or "hypervisor flag" in machine else "?"
+    rows = [("CPU", m.get("cpu", "not recorded") + " (" + m.get("cpuid", "") + ")"), ("features", m.get("features")),
+            ("machine", "%s: %s" % (kind, machine)), ("date", m.get("date")), ("host kernel", m.get("host kernel")),
+            ("tree", m.get("tree")), ("command", "`%s`" % m.get("command", "")), ("settings", m.get("settings")),
+            ("load", m.get("load")), ("time", m.get("time", "?") + " s")]
+    with open(os.path.join(run.label, "bench.meta")) as f1, open(os.path.join(run.label, "bench.runs")) as f2:
+        meta_text, runs_text = f1.read(), f2.read()
+    text = ["# %s: %s" % (name, "%s family %#x model %#x stepping %d" % run.cpu[:4]), "",
+            "Written by `scripts/ntbench.py report` from the run's `build/bench/`; what each table measures:",
+            "docs/measurements/README.md. The raw runs are embedded at the end (`ntbench.py entry` pools them).",
+            "", "| | |", "|---|---|"] + ["| %s | %s |" % (k, v or "not recorded") for k, v in rows]
+    text += ["", "## make bench", "", "```", tables_text(runs, margin, with_entry=False).rstrip(), "```", "",
+             "## The entry", "", "```", ent.rstrip(), "```", "",
+             "<!-- To add before committing the page: whether the machine was otherwise idle, and what the",
+             "     numbers mean for the policy beyond the entry. -->", "", "## Raw runs", "",
+             "```bench.meta", meta_text.rstrip(), "```", "", "```bench.runs", runs_text.rstrip(), "```"]
+    with open(page + ".tmp", "w") as f:
+        f.write("\n".join(text) + "\n")
+    os.rename(page + ".tmp", page)
+    return status
+
+
+# ---- plot -------------------------------------------------------------------
+
+def plot(path, margin):
+    """touch-fault.png and touch-copy.png with gnuplot, if it is there."""
+    import shutil
+    if not shutil.which("gnuplot"):
+        print("plot: no gnuplot here; skipped")
+        return
+    runs = load(path)[0]
+    for sec in ("fault", "copy"):
+        decs = analyse(runs, sec, margin)[0]
+        dat = os.path.join(path, "touch-%s.dat" % sec)
+        with open(dat, "w") as f:
+            for v in sorted(decs):
+                f.write('"%s"\n' % v + "".join("%d %.4f %.4f %.4f\n" % (s, d.med, d.lo, d.hi)
+                                               for s, d in sorted(decs[v].items()) if d.n) + "\n\n")
+        script = ('set terminal png size 900,500; set output "%s"; set logscale x 2; set xlabel "folio KiB";'
+                  'set ylabel "total / %s"; set key autotitle columnhead;'
+                  'plot for [i=0:%d] "%s" index i using 1:2:3:4 with yerrorlines' % (
+                      os.path.join(path, "touch-%s.png" % sec), MAINLINE[sec], max(len(decs) - 1, 0), dat))
+        subprocess.run(["gnuplot", "-e", script], check=False)
+    print("plot: %s/touch-fault.png, touch-copy.png" % path)
+
+
+# ---- CLI --------------------------------------------------------------------
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line usage error and status 2."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def gather(paths):
+    """(new runs, old runs) from PATHS."""
+    new, old = [], []
+    for p in paths:
+        n, o = load(p)
+        new, old = new + n, old + o
+    seen, uniq = set(), []
+    for o in old:      # a page may quote a raw output kept beside it: show it once
+        key = (o.cpu, repr(sorted((s, sorted(t.items())) for s, t in o.tables.items())))
+        if key not in seen:
+            seen.add(key)
+            uniq.append(o)
+    return new, uniq
+
+
+def main(argv=None):
+    """The command line; returns the exit status."""
+    p = Parser(prog="ntbench.py", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", parser_class=Parser)
+    t = sub.add_parser("tables", help="bench.txt of a run")
+    t.add_argument("dir")
+    e = sub.add_parser("entry", help="the nt_parts.h entry of runs")
+    e.add_argument("paths", nargs="+")
+    r = sub.add_parser("report", help="a page for docs/measurements")
+    r.add_argument("page")
+    r.add_argument("dir")
+    for x in (t, e, r):
+        x.add_argument("--policy-cmd")
+        x.add_argument("--unit")
+        x.add_argument("--margin", type=float)
+    for x in (e, r):
+        x.add_argument("--recorded", nargs="+", default=[])
+    s = sub.add_parser("simulate", help="made-up runs with known answers")
+    s.add_argument("--rounds", type=int, default=5)
+    s.add_argument("--trials", type=int, default=2000)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--margin", type=float, default=MARGIN)
+    pl = sub.add_parser("plot", help="touch-fault.png, touch-copy.png (gnuplot)")
+    pl.add_argument("dir")
+    pl.add_argument("--margin", type=float, default=MARGIN)
+    try:
+        a = p.parse_args(argv)
+        if a.cmd is None:
+            raise UsageError("want a command: tables, entry, report, simulate, plot")
+        if a.cmd == "simulate":
+            if a.rounds < 1 or a.trials < 1:
+                raise UsageError("--rounds and --trials want at least 1")
+            sys.stdout.write(simulate_text(simulate(a.rounds, a.trials, a.seed, a.margin),
+                                           a.rounds, a.trials, a.seed, a.margin))
+            return 0
+        if a.cmd == "plot":
+            plot(a.dir, a.margin)
+            return 0
+        margin = lambda runs: a.margin if a.margin is not None else float(
+            runs[0].meta.get("margin", MARGIN)) if runs else MARGIN
+        if a.cmd == "tables":
+            runs = load(a.dir)[0]
+            if not runs:
+                raise UsageError("%s: no new-format run (bench.meta, bench.runs)" % a.dir)
+            sys.stdout.write(tables_text(runs[:1], margin(runs), True, a.policy_cmd, a.unit))
+            return 0
+        rec_new, rec_old = gather(a.recorded)
+        if a.cmd == "entry":
+            new, old = gather(a.paths)
+            if not new and not old:
+                raise UsageError("no run in %s" % " ".join(a.paths))
+            cpu = new[0].cpu if new else old[0].cpu
+            mine = {os.path.realpath(x.label) for x in new}
+            rec = [x for x in rec_new if os.path.realpath(x.label) not in mine]
+            text, status = entry_text([x for x in new if x.cpu == cpu], old + rec_old, a.policy_cmd, a.unit,
+                                      margin(new), rec)
+            if any(x.cpu != cpu for x in new):
+                text += "left out (another CPU): %s\n" % ", ".join(x.label for x in new if x.cpu != cpu)
+            sys.stdout.write(text)
+            return status
+        page = a.page
+        if not page.endswith(".md") or not os.path.isdir(os.path.dirname(os.path.abspath(page))):
+            raise UsageError("%s: want a .md page in an existing folder" % page)
+        if os.path.exists(page):
+            raise UsageError("%s exists: a page is never overwritten" % page)
+        runs = load(a.dir)[0]
+        if not runs or not os.path.isdir(a.dir):
+            raise UsageError("%s: no run directory with bench.meta and bench.runs" % a.dir)
+        mine = os.path.realpath(a.dir)
+        status = report(page, runs[:1], [x for x in rec_new if os.path.realpath(x.label) != mine], rec_old,
+                        a.policy_cmd, a.unit, margin(runs))
+        print("report: %s" % page)
+        return status
+    except UsageError as err:
+        print("ntbench.py: usage error: %s" % err, file=sys.stderr)
+        return 2
+    except OSError as err:
+        print("ntbench.py: error: %s" % err, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
