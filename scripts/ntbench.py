@@ -44,6 +44,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import textwrap
 from collections import namedtuple
 
 MARGIN = 0.02
@@ -298,6 +299,18 @@ def choose(decs, sec, unit):
     return Choice(best, cands[best][1], cands[best][2], cands[best][3], why)
 
 
+def wrap(text, width=110):
+    """Fold TEXT's long lines (not the nt_parts.h line) at WIDTH, continuing indented."""
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width or line.startswith("X86_MATCH"):
+            out.append(line)
+        else:
+            ind = " " * (len(line) - len(line.lstrip()) + 4)
+            out += textwrap.wrap(line, width, subsequent_indent=ind, break_on_hyphens=False)
+    return "\n".join(out) + "\n"
+
+
 def fmt(x, nd=2):
     """A number or '-'."""
     return "-" if x is None else "%.*f" % (nd, x)
@@ -395,17 +408,17 @@ def perf_tables(run):
         out.append("a. perf bench mem: GB/s median (min-max) over all rounds and runs")
         for mode, title in modes:
             out.append("   %-5s %s" % (mode, title))
-        out.append("%-7s %-8s %-9s" % ("suite", "MiB", "variant") + "".join("%-22s" % m for m, _ in modes))
+        out.append("%-7s %-8s %-12s" % ("suite", "MiB", "variant") + "".join("%-22s" % m for m, _ in modes))
         for suite, mib in sorted({(s, m) for s, m, _ in perf}):
             vs = [v for s, m, v in sorted(perf) if (s, m) == (suite, mib)]
             for v in vs:
                 d = perf[(suite, mib, v)]
-                out.append("%-7s %-8s %-9s" % (suite, mib, v) + "".join(
+                out.append("%-7s %-8s %-12s" % (suite, mib, v) + "".join(
                     "%-22s" % (mmm(d[m]) if m in d else "-") for m, _ in modes))
             base = next((v for v in ("stosb", "movsb") if v in vs), None)
             if base and "movnt" in vs:
                 b, n = perf[(suite, mib, base)], perf[(suite, mib, "movnt")]
-                out.append("%-7s %-8s %-9s" % ("", "", "movnt/" + base) + "".join(
+                out.append("%-7s %-8s %-12s" % ("", "", "movnt/" + base) + "".join(
                     "%-22s" % ("%.2f" % (statistics.median(n[m]) / statistics.median(b[m]))
                                if m in n and m in b else "-") for m, _ in modes))
         out.append("")
@@ -446,7 +459,7 @@ def decision_table(runs, sec, margin, title):
         real = real_folio(thr) if thr else None
         txt = "none" if not real else "from %s" % sname(thr) + ("" if real == thr else
                                                               " = SZ_%s (%s only)" % (sname(real), sname(real)))
-        out.append("  %-18s %s%s" % (v, txt, "".join("; undecided at %s" % sname(s) for s in und)))
+        out.append("  %-18s %s%s" % (v, txt, "".join(", undecided at %s" % sname(s) for s in und)))
     units = {}
     for v in decs:
         r, _, u = v.partition("/")
@@ -500,9 +513,9 @@ def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None):
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs)
     if with_entry:
-        text, _ = entry_text(runs, [], policy_cmd, unit, margin)
+        text, _ = entry_text(runs, [], policy_cmd, unit, margin, rule=False)
         out.append(text)
-    return "\n".join(out).rstrip() + "\n"
+    return wrap("\n".join(out).rstrip())
 
 
 def decision_of(runs, unit, margin):
@@ -532,7 +545,7 @@ def decision_lines(runs, unit, margin, name):
     return out, ent
 
 
-def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=()):
+def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
     """The `entry` output for new RUNS (pooled), RECORDED_NEW runs and OLD runs: (text, status)."""
     status, out = 0, []
     cpu = runs[0].cpu if runs else old[0].cpu
@@ -542,8 +555,9 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=()):
         out.append(err)
         status = 1 if policy_cmd else 0
     name = tree["name"] if tree and tree["name"] else "<name>"
-    if runs:
+    if runs and rule:
         out.append(RULE)
+    if runs:
         out.append("runs: " + ", ".join("%s (%d rounds)" % (r.label, rounds_of([r])) for r in runs))
         lines, ent = decision_lines(runs, unit, margin, name)
         out += lines
@@ -577,7 +591,7 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=()):
             for o in hist:
                 ent = old_entry(o)
                 out.append(entry_line(cpu, name, ent["clear"], ent["copy"]) + "  /* %s */" % o.label)
-    return "\n".join(out) + "\n", status
+    return wrap("\n".join(out)), status
 
 
 # ---- the old baseline -------------------------------------------------------

@@ -1,0 +1,360 @@
+"""Unit tests of scripts/ntbench.py on made-up runs (python3 -m unittest discover -s scripts -p 'test_*.py')."""
+import contextlib
+import io
+import os
+import random
+import re
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ntbench  # noqa: E402
+
+SIZES = [16, 64, 256, 1024, 2048, 32768, 1048576]
+AMD = "AuthenticAMD 0x1a 0x2 1 clzero=1 movdir64b=1"
+
+# From docs/measurements/zen5-0x1a-02-2vcpu-raw/make-bench.txt (cut: 16K, 2M, 32M, 1G).
+OLD = """c. touch fault: clear as folio_zero_user(), then a load and a store per line (harness/touch.c)
+# CPU AuthenticAMD family 0x1a model 0x2 stepping 1, 2 CPUs online; erms=1 clzero=1 movdir64b=1: the kernel's cold clear here is clzero (nt_decide(), quirks aside)
+# run <size KiB> <variant> <clear ns/page> <touch ns/page>
+size   variant         clear                    touch                    total                    total/clear_pages
+16K    clear_pages       110.7 ( 104.8- 114.3)    73.7 (  70.5-  76.2)   184.8 ( 177.5- 185.6)
+       movnti            128.6 ( 102.9- 138.6)   113.3 ( 107.8- 119.1)   241.8 ( 222.0- 248.5)   1.31
+       clzero            123.1 ( 106.2- 132.9)   110.4 ( 108.4- 115.8)   236.8 ( 215.7- 241.3)   1.28
+2M     clear_pages       186.6 ( 160.9- 233.4)    47.9 (  44.2-  56.9)   233.6 ( 208.8- 284.5)
+       movnti            183.1 ( 167.4- 246.1)   105.5 ( 101.2- 112.7)   288.5 ( 277.0- 353.1)   1.24
+       clzero            116.4 ( 113.7- 134.9)   107.3 ( 100.7- 112.1)   228.6 ( 215.3- 243.8)   0.98
+32M    clear_pages       211.2 ( 152.2- 228.0)    87.2 (  83.2-  93.4)   294.4 ( 238.3- 315.2)
+       movnti            173.6 ( 152.9- 246.2)   108.6 ( 103.6- 114.2)   279.6 ( 262.4- 354.8)   0.95
+       clzero            118.6 (  97.3- 126.3)   105.6 ( 105.0- 110.8)   229.4 ( 202.4- 231.9)   0.78
+1G     clear_pages       187.0 ( 184.6- 189.9)   133.8 ( 130.1- 137.4)   319.2 ( 317.9- 324.6)
+       movnti            214.4 ( 213.7- 227.1)   135.1 ( 131.9- 148.1)   350.7 ( 345.8- 375.3)   1.10
+       clzero            101.6 ( 101.1- 124.5)   133.0 ( 131.6- 175.9)   235.0 ( 233.1- 300.3)   0.74
+# crossover: the smallest size from which the cold variant's median total is below clear_pages's at every larger size measured
+#   movnti: never (loses at 1G)
+#   clzero: from 2M
+
+c. touch copy: CoW copy as copy_user_large_folio(), then touch the destination
+# CPU AuthenticAMD family 0x1a model 0x2 stepping 1, 2 CPUs online; erms=1 clzero=1 movdir64b=1: the kernel's cold clear here is clzero (nt_decide(), quirks aside)
+size   variant         copy                     touch                    total                    total/copy_mc
+2M     copy_mc           277.2 ( 261.8- 291.9)    54.3 (  47.4-  57.3)   325.5 ( 319.0- 346.2)
+       copy_mc_movnti    274.1 ( 248.1- 326.8)   106.6 ( 100.2- 116.6)   380.8 ( 356.7- 427.0)   1.17
+32M    copy_mc           295.4 ( 264.3- 307.0)   116.1 ( 110.1- 120.4)   411.5 ( 384.7- 418.7)
+       copy_mc_movnti    284.5 ( 237.4- 479.1)   125.2 ( 120.9- 193.7)   431.0 ( 401.0- 599.9)   1.05
+1G     copy_mc           314.1 ( 275.1- 339.8)   166.2 ( 155.2- 186.0)   489.7 ( 434.7- 506.3)
+       copy_mc_movnti    295.2 ( 290.5- 316.3)   156.4 ( 153.8- 163.9)   459.1 ( 444.8- 471.3)   0.94
+# crossover: the smallest size from which the cold variant's median total is below copy_mc's at every larger size measured
+#   copy_mc_movnti: from 1G
+"""
+
+
+def write_run(d, fault=None, copy=None, rounds=5, runs=3, cpuid=AMD, unit="32M", noise=0.0, seed=0, extra=""):
+    """A made-up run in D: FAULT/COPY map (KiB, variant) -> true ratio or a list of per-round ratios."""
+    os.makedirs(d, exist_ok=True)
+    rnd = random.Random(seed)
+    lines = []
+    for r in range(rounds):
+        for sec, table in (("fault", fault or {}), ("copy", copy or {})):
+            base = ntbench.MAINLINE[sec]
+            for size in sorted({k for k, _ in table}):
+                for _ in range(runs):
+                    lines.append("%d %s %d %s 200.0 100.0" % (r, sec, size, base))
+                for (k, v), ratio in sorted(table.items()):
+                    if k != size:
+                        continue
+                    t = ratio[r] if isinstance(ratio, list) else ratio * rnd.lognormvariate(0, noise)
+                    for _ in range(runs):
+                        lines.append("%d %s %d %s %.4f %.4f" % (r, sec, size, v, 200 * t, 100 * t))
+    with open(os.path.join(d, "bench.runs"), "w") as f:
+        f.write("\n".join(lines) + "\n" + extra)
+    with open(os.path.join(d, "bench.meta"), "w") as f:
+        f.write("cpuid: %s\nrounds: %d\nruns: %d\ncold_unit: %s\nmargin: 0.02\ncpu: AMD EPYC 9B45: x\n"
+                "machine: a VM (the CPU shows the hypervisor flag), 2 CPUs online, 8 GiB\nhost kernel: 6.18\n"
+                "time: 300\n" % (cpuid, rounds, runs, unit))
+    return d
+
+
+def full(ratios, sizes=SIZES):
+    """{(size, variant): ratio} for each variant: ratio (a float or per-size dict)."""
+    return {(s, v): (r[s] if isinstance(r, dict) else r) for v, r in ratios.items() for s in sizes
+            if not isinstance(r, dict) or s in r}
+
+
+def cli_raw(*args):
+    """Run main(ARGS): (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = ntbench.main(list(args))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def cli(*args):
+    """cli_raw(), with stdout's runs of white space (folded lines) made one space."""
+    rc, out, err = cli_raw(*args)
+    return rc, re.sub(r"\s+", " ", out), err
+
+
+POLICY = "import sys; print(%r)"
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def decs(self, path, sec="fault"):
+        return ntbench.analyse(ntbench.load(path)[0], sec)[0]
+
+    def policy(self, line):
+        p = os.path.join(self.d, "policy.py")
+        with open(p, "w") as f:
+            f.write(POLICY % line + "\n")
+        return "%s %s" % (sys.executable, p)
+
+
+class Decisions(Base):
+    def test_cold_cached_undecided(self):
+        d = write_run(os.path.join(self.d, "r"), fault={
+            (2048, "movnti"): 0.90, (2048, "clzero"): 1.05,
+            (2048, "movdir64b"): [0.95, 0.97, 0.99, 0.96, 0.95],
+            (1048576, "movnti"): [0.97, 0.975, 0.979, 0.96, 0.97], (1048576, "clzero"): 0.98})
+        dec = self.decs(d)
+        self.assertEqual(dec["movnti"][2048].kind, "cold")
+        self.assertEqual(dec["clzero"][2048].kind, "cached")
+        self.assertEqual(dec["movdir64b"][2048].kind, "undecided")
+        self.assertEqual(dec["movnti"][1048576].kind, "cold")     # max 0.979 < 0.98
+        self.assertEqual(dec["clzero"][1048576].kind, "cached")   # min 0.98 >= 0.98
+        self.assertEqual(dec["movnti"][2048].n, 5)
+
+    def test_fewer_than_3_rounds(self):
+        d = write_run(os.path.join(self.d, "r"), fault={(2048, "movnti"): 0.5}, rounds=2)
+        self.assertEqual(self.decs(d)["movnti"][2048].kind, "undecided")
+        rc, out, _ = cli("entry", d)
+        self.assertIn("fewer than 3 rounds: all undecided", out)
+        self.assertIn("NT_PART(\"<name>\", CLEAR_PAGES, 0, CLEAR_PAGES, 0)", out)
+
+    def test_confidence(self):
+        self.assertAlmostEqual(ntbench.confidence(5), 0.9375)
+        self.assertAlmostEqual(ntbench.confidence(7), 1 - 1 / 64)
+
+    def test_threshold_moves_above_undecided(self):
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {
+            16: 1.1, 64: 0.9, 256: [0.9, 1.0, 0.9, 0.9, 0.9], 1024: 0.9, 2048: 0.9, 32768: 0.9, 1048576: 0.9}}))
+        thr, und = ntbench.threshold(self.decs(d)["movnti"])
+        self.assertEqual((thr, und), (1024, [256]))
+        rc, out, _ = cli("tables", d)
+        self.assertEqual(rc, 0)
+        self.assertIn("from 1M, undecided at 256K", out)
+
+    def test_proxy_32m_is_1g(self):
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}))
+        rc, out, _ = cli("entry", d)
+        self.assertIn('NT_PART("<name>", MOVNTI, SZ_1G, CLEAR_PAGES, 0)', out)
+        self.assertIn("SZ_1G only", out)
+        self.assertEqual(ntbench.real_folio(32768), 1048576)
+        self.assertEqual(ntbench.real_folio(64), 64)
+        self.assertEqual(ntbench.real_folio(48), 64)
+
+    def test_movnti_unless_5_percent_lower(self):
+        for clz, want in ((0.80, "MOVNTI"), (0.78, "CLZERO")):
+            d = write_run(os.path.join(self.d, "r%s" % clz), fault=full({"movnti": 0.83, "clzero": clz}))
+            ent = ntbench.decision_of(ntbench.load(d)[0], "32M", 0.02)[0]
+            self.assertEqual(ent["clear"], (want, 16))
+        d = write_run(os.path.join(self.d, "nomov"), fault=full({"movnti": {16: 1.1, 1048576: 0.9}, "clzero": 0.85}))
+        ent = ntbench.decision_of(ntbench.load(d)[0], "32M", 0.02)[0]
+        self.assertEqual(ent["clear"], ("CLZERO", 16))   # movnti from 1G only, clzero 0.85 <= 0.95 * 0.9
+        d = write_run(os.path.join(self.d, "nomov2"), fault=full({"movnti": {16: 1.1, 1048576: 1.1},
+                                                                  "clzero": 0.85}))
+        ent = ntbench.decision_of(ntbench.load(d)[0], "32M", 0.02)[0]
+        self.assertEqual(ent["clear"], ("CLZERO", 16))   # movnti none: the lowest
+
+    def test_unit_suffix(self):
+        small = [16, 64, 256, 1024, 2048, 32768]
+        fault = full({"movnti/range": {**{s: 0.9 for s in small}, 1048576: 1.05}, "clzero/range": 1.1})
+        fault[(1048576, "movnti/32M")] = 0.9
+        fault[(1048576, "clzero/32M")] = 1.1
+        d = write_run(os.path.join(self.d, "r"), fault=fault, unit="32M")
+        runs = ntbench.load(d)[0]
+        self.assertEqual(ntbench.decision_of(runs, "32M", 0.02)[0]["clear"], ("MOVNTI", 16))
+        self.assertEqual(ntbench.decision_of(runs, "range", 0.02)[0]["clear"], ("CLEAR_PAGES", 0))
+        self.assertIn("MOVNTI, SZ_16K", cli("entry", d)[1])           # the meta's cold_unit: 32M
+        self.assertIn("CLEAR_PAGES, 0", cli("entry", "--unit", "range", d)[1])
+        self.assertIn("movnti range vs 32M units", cli("tables", d)[1])
+
+    def test_copy_entry(self):
+        d = write_run(os.path.join(self.d, "a"), copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
+        self.assertIn("CLEAR_PAGES, 0, MOVNTI, SZ_2M)", cli("entry", d)[1])
+        d = write_run(os.path.join(self.d, "b"), copy={(2048, "copy_mc_movnti"): [0.9, 1.0, 0.9, 0.9, 0.9],
+                                                       (1048576, "copy_mc_movnti/32M"): 0.9})
+        self.assertIn("CLEAR_PAGES, 0, MOVNTI, SZ_1G)", cli("entry", d)[1])
+        d = write_run(os.path.join(self.d, "c"), copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 1.0})
+        self.assertIn("CLEAR_PAGES, 0, CLEAR_PAGES, 0)", cli("entry", d)[1])
+
+
+class Policy(Base):
+    def test_sets(self):
+        same = ntbench.policy_diff({"clear": ("MOVNTI", 1048576), "copy": ("MOVNTI", 2048)},
+                                   {"clear": ("MOVNTI", 32768), "copy": ("MOVNTI", 2048)})
+        self.assertEqual(same, "")
+        self.assertEqual(ntbench.policy_diff({"clear": ("CLEAR_PAGES", 0), "copy": ("CLEAR_PAGES", 0)},
+                                             {"clear": ("MOVNTI", 0), "copy": ("CLEAR_PAGES", 0)}), "")
+        diff = ntbench.policy_diff({"clear": ("CLZERO", 64), "copy": ("MOVNTI", 2048)},
+                                   {"clear": ("CLZERO", 2048), "copy": ("MOVNTI", 2048)})
+        self.assertIn("clear", diff)
+        self.assertNotIn("copy", diff)
+
+    def test_cmd_compare_and_check(self):
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}),
+                      copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI SZ_32M MOVNTI SZ_2M table Zen 5"), d)
+        self.assertEqual(rc, 0)
+        self.assertIn('NT_PART("Zen 5", MOVNTI, SZ_1G, MOVNTI, SZ_2M)', out)
+        self.assertIn("table Zen 5: same", out)
+        self.assertIn("(ok)", out)
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI SZ_2M MOVNTI SZ_2M default"), d)
+        self.assertIn("differs: clear", out)
+        self.assertIn("NOT decided faster at 2M", out)
+        self.assertIn("NOT ok", out)
+        rc, out, _ = cli("entry", "--policy-cmd", "/nonexistent/clearpage policy -k", d)
+        self.assertEqual(rc, 1)
+        self.assertIn("policy command failed", out)
+
+
+class Pooling(Base):
+    def test_pooled_merge(self):
+        a = write_run(os.path.join(self.d, "a"), fault=full({"movnti": [0.9, 0.92]}), rounds=2)
+        b = write_run(os.path.join(self.d, "b"), fault=full({"movnti": [0.91, 0.93]}), rounds=2)
+        o = write_run(os.path.join(self.d, "o"), fault=full({"movnti": 0.5}), cpuid="GenuineIntel 6 0xcf 2 clzero=0 movdir64b=1")
+        rc, out, _ = cli("entry", a, "--recorded", b, o)
+        self.assertIn("CLEAR_PAGES, 0", out.split("with the recorded runs")[0])
+        pooled = out.split("with the recorded runs")[1]
+        self.assertIn("2 runs, 4 rounds", pooled)
+        self.assertIn("MOVNTI, SZ_16K", pooled)
+        self.assertNotIn(o, pooled)
+        rc, out, _ = cli("entry", a, b)                       # two PATHs of one CPU: pooled
+        self.assertIn("MOVNTI, SZ_16K", out)
+
+    def test_no_contradiction(self):
+        sizes = {16: 1.1, 1048576: 0.8}
+        for seed in range(30):
+            got = []
+            for k in (0, 1):
+                d = write_run(os.path.join(self.d, "s%d%d" % (seed, k)), fault=full({"movnti": sizes}),
+                              noise=0.06, seed=seed * 2 + k, runs=1)
+                got.append({s: x.kind for s, x in self.decs(d)["movnti"].items()})
+            for s in sizes:
+                self.assertFalse({got[0][s], got[1][s]} == {"cold", "cached"}, (seed, s, got))
+
+
+class Simulate(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = ntbench.simulate(rounds=5, trials=2000, seed=1)
+
+    def row(self, true, sd, drift):
+        return next(r for r in self.rows if r[:3] == (true, sd, drift))
+
+    def test_large_effect_decided(self):
+        for drift in (0.0, 0.02):
+            self.assertGreaterEqual(self.row(0.80, 0.06, drift)[3], 0.99)
+
+    def test_wrong_and_contradiction_iid(self):
+        # i.i.d. rounds (no drift): the rule's own bounds.  At true = 1 - MARGIN exactly,
+        # P(cold) = 2^-n = 3.1 % by construction (every round below the median): allowed there.
+        for r in self.rows:
+            if r[2] == 0.0:
+                limit = 2 ** -5 + 0.015 if abs(r[0] - 0.98) < 1e-9 else 0.01
+                self.assertLessEqual(r[6], limit, r)
+                self.assertLessEqual(r[7], 0.005, r)
+
+    def test_drift_is_not_covered(self):
+        # a drift common to a run's rounds is not reduced by more rounds: shown, not bounded
+        self.assertGreater(self.row(0.98, 0.03, 0.02)[7], 0.005)
+
+    def test_deterministic(self):
+        self.assertEqual(ntbench.simulate(3, 50, 7), ntbench.simulate(3, 50, 7))
+        rc, out, _ = cli_raw("simulate", "--trials", "50", "--seed", "3")
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(out.splitlines()), 3 + 16)
+
+
+class Old(Base):
+    def test_parse_and_history(self):
+        p = os.path.join(self.d, "make-bench.txt")
+        with open(p, "w") as f:
+            f.write(OLD)
+        new, old = ntbench.load(p)
+        self.assertEqual((len(new), len(old)), (0, 1))
+        o = old[0]
+        self.assertEqual(o.cpu, ("AuthenticAMD", 0x1a, 0x2, 1, 1, 1))
+        self.assertAlmostEqual(o.tables["fault"][1048576]["clzero"], 235.0)
+        self.assertEqual(ntbench.old_cross(o.tables["fault"], "clzero", "fault"), 2048)
+        self.assertIsNone(ntbench.old_cross(o.tables["fault"], "movnti", "fault"))
+        rc, out, _ = cli("entry", p)
+        self.assertEqual(rc, 0)
+        self.assertIn("history (old baseline", out)
+        self.assertIn("2M 0.98: stand (one call per range in both models)", out)
+        self.assertIn("1G 0.74: provisional until re-measured", out)
+        self.assertIn("provisional (the copy order was wrong everywhere)", out)
+        self.assertIn('NT_PART("<name>", CLZERO, SZ_2M, MOVNTI, SZ_1G))', out)
+        # with a new run of the CPU: history shown, never pooled
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": 1.1}), rounds=2)
+        rc, out, _ = cli("entry", d, "--recorded", p)
+        self.assertIn("history (old baseline", out)
+        self.assertIn("no other recorded new-format run", out)
+
+
+class Cli(Base):
+    def test_exit_codes(self):
+        self.assertEqual(cli()[0], 2)
+        self.assertEqual(cli("nonsense")[0], 2)
+        self.assertEqual(cli("entry")[0], 2)
+        self.assertEqual(cli("tables", os.path.join(self.d, "none"))[0], 2)
+        self.assertEqual(cli("simulate", "--rounds", "x")[0], 2)
+        rc, _, err = cli("entry", "--bogus", self.d)
+        self.assertEqual(rc, 2)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+
+    def test_tables_width(self):
+        extra = "0 perf memset stosb 4k 1024 20.0\n0 perf memset movnt 4k 1024 15.0\n" \
+                "0 perf memset stosb 2m 1024 25.0\n0 faults perf-2M 1024 17.0\n0 faults pf-hugetlb-2M 1024 18.0\n" \
+                "0 pollute 1024 movnti 1.10\n0 pollute 1024 clear_pages 1.30\n"
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": 0.9, "clzero": 0.8, "movdir64b": 0.95}),
+                      copy={(2048, "copy_mc_movnti"): 0.9}, extra=extra)
+        rc, out, _ = cli_raw("tables", d)
+        self.assertEqual(rc, 0)
+        for want in ("a. perf bench mem", "b. the HOST kernel", "host kernel: 6.18", "c. touch fault",
+                     "c. touch copy", "touch pollute", "nt_parts.h entry", "movnt/stosb"):
+            self.assertIn(want, out)
+        self.assertLessEqual(max(len(x) for x in out.splitlines() if not x.startswith("X86_MATCH")), 110)
+
+    def test_report(self):
+        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": [0.9, 0.91, 0.92]}), rounds=3)
+        page = os.path.join(self.d, "zen5.md")
+        with open(page, "w") as f:
+            f.write("x")
+        self.assertEqual(cli("report", page, d)[0], 2)                     # exists
+        self.assertEqual(cli("report", os.path.join(self.d, "p.txt"), d)[0], 2)
+        self.assertEqual(cli("report", os.path.join(self.d, "no/p.md"), d)[0], 2)
+        page = os.path.join(self.d, "page.md")
+        rc, _, _ = cli("report", page, d)
+        self.assertEqual(rc, 0)
+        with open(page) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# AMD EPYC 9B45: AuthenticAMD family 0x1a model 0x2 stepping 1"))
+        self.assertIn("| machine | VM:", text)
+        self.assertIn("```bench.runs", text)
+        self.assertIn("<!--", text)
+        # the page round-trips, and pools with another run of the CPU
+        b = write_run(os.path.join(self.d, "b"), fault=full({"movnti": [0.93, 0.9, 0.91]}), rounds=3)
+        rc, out, _ = cli("entry", page, b)
+        self.assertIn("%s (3 rounds), %s (3 rounds)" % (page, b), out)
+        self.assertIn("6 rounds (confidence 96.88 %", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
