@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench harness-calibrate perf bench selftests mmtests mmtests-broken sparse builds htmldocs \
+	harness harness-bench harness-calibrate perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
 	debug debug-broken bisect-broken check export status clean distclean help
 
 help:
@@ -67,11 +67,15 @@ harness-calibrate: realise
 perf: realise
 	@$(S)/perf.sh check
 
-## make bench      perf bench mem, hugetlb faults and harness touch tables + PNGs on this host (SIZES= RUNS= ...),
-##                  ending with the nt_parts.h entry they give (on a saved run: scripts/bench.sh --entry DIR);
-##                  REPORT=docs/measurements/<name>.md also writes the machine's page there (scripts/bench.sh --report)
+## make bench      perf bench mem, hugetlb faults and harness touch in ROUNDS rounds on this host (ROUNDS= RUNS= ...),
+##                  ending with the decisions and the nt_parts.h entry they give (scripts/ntbench.py; on a saved
+##                  run: scripts/bench.sh --entry DIR); REPORT=docs/measurements/<name>.md also writes the page
 bench: realise
 	@$(S)/bench.sh
+
+## make analysis   ntbench.py's unit tests (the decision rule on made-up runs) and a small make bench, checked
+analysis: realise
+	@$(S)/analysis.sh
 
 ## make selftests  build pf-hugetlb and hugetlb-fork (kselftest build), run pf-hugetlb on this host
 selftests: realise
@@ -109,7 +113,7 @@ debug: realise
 debug-broken: realise
 	@DEBUG_BROKEN=1 $(S)/debug.sh
 
-## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, mmtests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
+## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, analysis, mmtests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
 check: realise
 	@$(S)/check.sh
 

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The measurement's analysis and make bench itself, on this host:
+#   - scripts/test_ntbench.py: the decision rule, the entry, the merge and
+#     the page on made-up runs with known answers (unittest);
+#   - a small make bench (3 rounds of one run, small sizes): it must run
+#     to its end, write bench.runs with every kind of measurement and a
+#     bench.txt with the entry line, and leave the hugetlb pools as it
+#     found them. Its numbers mean nothing (three tiny rounds).
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+mkdir -p "$BUILD/logs" "$BUILD/results"
+log=$BUILD/logs/analysis.log
+n=0 pass=0 fail=0
+t() {	# t NAME COMMAND...: one KTAP result; the command's output as comments
+	local o rc=0
+	n=$((n + 1))
+	o=$("${@:2}" 2>&1) || rc=$?
+	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok $n $1"
+	else fail=$((fail + 1)); echo "not ok $n $1"; fi
+	[ -z "$o" ] || sed 's/^/# /' <<<"$o"
+}
+unit_tests() {
+	(cd "$TOP" && python3 -m unittest discover -s scripts -p 'test_*.py' 2>&1)
+}
+pools() { cat /sys/kernel/mm/hugepages/*/nr_hugepages 2>/dev/null | xargs; }
+small_bench() {
+	local before after b=$BUILD/bench
+	before=$(pools)
+	ROUNDS=3 RUNS=1 SIZES=16M FOLIOS=64K,2M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
+		"$TOP/scripts/bench.sh" >"$BUILD/logs/analysis-bench.log" 2>&1 ||
+		{ tail -20 "$BUILD/logs/analysis-bench.log"; return 1; }
+	after=$(pools)
+	[ "$before" = "$after" ] || { echo "hugetlb pools $before before, $after after"; return 1; }
+	for k in perf fault copy pollute; do
+		awk -v k="$k" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
+			{ echo "bench.runs has no '$k' line"; return 1; }
+	done
+	grep -E '^X86_MATCH_VFM' "$b/bench.txt" || { echo "bench.txt has no entry line"; return 1; }
+	grep -E 'undecided|cold|cached' "$b/bench.txt" | head -5
+}
+{
+	echo "KTAP version 1"
+	t ntbench_unit_tests unit_tests
+	t make_bench_small small_bench
+	echo "# analysis: $pass passed, $fail failed"
+} 2>&1 | tee "$log"
+read -r p f < <(awk '/^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
+	END { printf "%d %d\n", p, f }' "$log")
+echo "$p $f 0" >"$BUILD/results/analysis.counts"
+echo "analysis: $p passed, $f failed"
+[ "$f" = 0 ]
