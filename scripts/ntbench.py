@@ -375,7 +375,8 @@ def policy_check(tree, decs, unit):
         ser = series(decs[sec], name, unit)
         sizes = [s for s in sorted(ser) if real_folio(s) in cold_set(k)]
         if not sizes:
-            lines.append("%s %s from SZ_%s: not measured at any size it treats cold" % (part, name, sname(k)))
+            lines.append("%s %s from SZ_%s: NOT measured at any size it treats cold" % (part, name, sname(k)))
+            ok = False
             continue
         for s in sizes:
             d = ser[s][1]
@@ -503,7 +504,7 @@ def header(runs, margin):
 
 def rounds_of(runs):
     """The number of rounds in RUNS (pooled)."""
-    return len({(i, f[0]) for i, r in enumerate(runs) for f in r.rows if len(f) == 6 and f[1] == "fault"})
+    return len({(i, f[0]) for i, r in enumerate(runs) for f in r.rows if len(f) == 6 and f[1] in MAINLINE})
 
 
 def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None):
@@ -684,15 +685,16 @@ def simulate_text(rows, rounds, trials, seed, margin):
            "sd common to its rounds" % (rounds, trials, seed, margin),
            "wrong = cold where true >= 1 - margin, or cached where true <= 1 - 2 margin; contra = one run cold, "
            "another cached",
-           "true  noise | drift 0:  cold cached undec  wrong contra | drift 0.02: cold cached undec  wrong contra"]
+           "true  noise |" + " | ".join("drift %-4s" % dr + "".join("%7s" % h for h in (
+               "cold", "cached", "undec", "wrong", "contra")) for dr in ("0", "0.02"))]
     by = {(r[0], r[1], r[2]): r for r in rows}
     for true in TRUE_RATIOS:
         for sd in (0.03, 0.06):
             cells = []
             for drift in (0.0, 0.02):
                 r = by[(true, sd, drift)]
-                cells.append(" ".join("%5.1f%%" % (100 * x) for x in r[3:]))
-            out.append("%.2f  %.2f  |          %s |             %s" % (true, sd, cells[0], cells[1]))
+                cells.append(" " * 10 + "".join("%6.1f%%" % (100 * x) for x in r[3:]))
+            out.append("%.2f  %.2f  |%s | %s" % (true, sd, cells[0], cells[1]))
     return "\n".join(out) + "\n"
 
 
@@ -744,10 +746,12 @@ def plot(path, margin):
             for v in sorted(decs):
                 f.write('"%s"\n' % v + "".join("%d %.4f %.4f %.4f\n" % (s, d.med, d.lo, d.hi)
                                                for s, d in sorted(decs[v].items()) if d.n) + "\n\n")
-        script = ('set terminal png size 900,500; set output "%s"; set logscale x 2; set xlabel "folio KiB";'
-                  'set ylabel "total / %s"; set key autotitle columnhead;'
-                  'plot for [i=0:%d] "%s" index i using 1:2:3:4 with yerrorlines' % (
-                      os.path.join(path, "touch-%s.png" % sec), MAINLINE[sec], max(len(decs) - 1, 0), dat))
+        script = ('set terminal png noenhanced size 900,500; set output "%s"; set logscale x 2;'
+                  'set xlabel "folio KiB"; set ylabel "total / %s per round: median [min-max]";'
+                  'set offsets graph 0.03, graph 0.03, 0.02, 0.02; set format x "%%.0f";'
+                  'plot for [i=0:%d] "%s" index i using 1:2:3:4 with yerrorlines title columnhead(1),'
+                  ' %g dashtype 2 title "1 - margin"' % (os.path.join(path, "touch-%s.png" % sec), MAINLINE[sec],
+                                                        max(len(decs) - 1, 0), dat, 1 - margin))
         subprocess.run(["gnuplot", "-e", script], check=False)
     print("plot: %s/touch-fault.png, touch-copy.png" % path)
 
