@@ -461,16 +461,21 @@ def decision_table(runs, sec, margin, title):
         txt = "none" if not real else "from %s" % sname(thr) + ("" if real == thr else
                                                               " = SZ_%s (%s only)" % (sname(real), sname(real)))
         out.append("  %-18s %s%s" % (v, txt, "".join(", undecided at %s" % sname(s) for s in und)))
-    units = {}
+    return out + unit_lines(decs) + [""]
+
+
+def unit_lines(decs):
+    """Per routine, the range-unit against the 32M-unit median ratios where both were measured."""
+    units, out = {}, []
     for v in decs:
         r, _, u = v.partition("/")
         units.setdefault(r, {})[u] = decs[v]
     for r, us in sorted(units.items()):
-        if "range" in us and "32M" in us:
-            both = sorted(set(us["range"]) & set(us["32M"]))
+        both = sorted(set(us.get("range", {})) & set(us.get("32M", {})))
+        if both:
             out.append("  %s range vs 32M units (median ratio): " % r + ", ".join(
                 "%s %s/%s" % (sname(s), fmt(us["range"][s].med), fmt(us["32M"][s].med)) for s in both))
-    return out + [""]
+    return out
 
 
 def pollute_table(runs):
@@ -530,7 +535,7 @@ def decision_of(runs, unit, margin):
 def decision_lines(runs, unit, margin, name):
     """The entry line and the ratios it rests on, for pooled RUNS: (lines, entry)."""
     n = rounds_of(runs)
-    ent, ch, _ = decision_of(runs, unit, margin)
+    ent, ch, decs = decision_of(runs, unit, margin)
     out = ["nt_parts.h entry for %s, unit %s, %d rounds (confidence %.2f %%%s):" % (
         cpu_text(runs[0].cpu), unit, n, 100 * confidence(n), "; fewer than 3 rounds: all undecided" if n < 3 else ""),
         entry_line(runs[0].cpu, name, ent["clear"], ent["copy"])]
@@ -543,7 +548,7 @@ def decision_lines(runs, unit, margin, name):
                 "%s %s [%s-%s] %s" % (sname(s), fmt(d.med), fmt(d.lo), fmt(d.hi), d.kind)
                 for s, (v, d) in sorted(c.ser.items()) if s >= c.thr))
         out.append("  (%s candidates: %s)" % (part, "; ".join(c.why) or "none measured"))
-    return out, ent
+    return out + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
 
 
 def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
@@ -552,16 +557,14 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
     cpu = runs[0].cpu if runs else old[0].cpu
     unit = unit or (runs[0].meta.get("cold_unit") if runs else None) or "range"
     tree, err = ask_policy(policy_cmd, cpu) if policy_cmd else (None, "the tree's policy: not asked (no --policy-cmd)")
-    if err:
-        out.append(err)
-        status = 1 if policy_cmd else 0
+    status = 1 if policy_cmd and err else 0
     name = tree["name"] if tree and tree["name"] else "<name>"
     if runs and rule:
         out.append(RULE)
     if runs:
         out.append("runs: " + ", ".join("%s (%d rounds)" % (r.label, rounds_of([r])) for r in runs))
         lines, ent = decision_lines(runs, unit, margin, name)
-        out += lines
+        out += lines + ([err] if err else [])
         if tree:
             diff = policy_diff(ent, tree)
             out.append("the tree's policy for this CPU: %s: %s" % (tree["line"], "differs: " + diff if diff else "same"))
@@ -582,6 +585,8 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
         else:
             out.append("no other recorded new-format run of this CPU")
     hist = [o for o in old if o.cpu == cpu]
+    if err and not runs:
+        out.append(err)
     if hist:
         out.append("history (old baseline: one round, mainline modelled wrongly at 1G; never pooled):")
         for o in hist:

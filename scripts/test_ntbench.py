@@ -183,7 +183,8 @@ class Decisions(Base):
         self.assertEqual(ntbench.decision_of(runs, "range", 0.02)[0]["clear"], ("CLEAR_PAGES", 0))
         self.assertIn("MOVNTI, SZ_16K", cli("entry", d)[1])           # the meta's cold_unit: 32M
         self.assertIn("CLEAR_PAGES, 0", cli("entry", "--unit", "range", d)[1])
-        self.assertIn("movnti range vs 32M units", cli("tables", d)[1])
+        self.assertIn("movnti range vs 32M units (median ratio): 1G 1.05/0.90", cli("tables", d)[1])
+        self.assertIn("movnti range vs 32M units", cli("entry", d)[1])
 
     def test_copy_entry(self):
         d = write_run(os.path.join(self.d, "a"), copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
