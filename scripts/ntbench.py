@@ -183,6 +183,8 @@ def load(path):
                 n, o = load(os.path.join(path, name))
                 new, old = new + n, old + o
         return new, old
+    if os.path.basename(path) == "bench.runs":      # a run directory named by its bench.runs
+        return load(os.path.dirname(path) or ".")
     if not os.path.isfile(path):
         raise UsageError("no such run: %s" % path)
     with open(path, errors="replace") as f:
@@ -512,14 +514,14 @@ def rounds_of(runs):
     return len({(i, f[0]) for i, r in enumerate(runs) for f in r.rows if len(f) == 6 and f[1] in MAINLINE})
 
 
-def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None):
-    """The whole bench.txt: header, a., b., c., the pollution table and the entry."""
+def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None, recorded=((), ())):
+    """The whole bench.txt: header, a., b., c., the pollution table and the entry (RECORDED: (new, old))."""
     out = header(runs, margin) + perf_tables(runs[0])
     out += decision_table(runs, "fault", margin, "c. touch fault: ns per 4 KiB page, median of the per-round medians")
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs)
     if with_entry:
-        text, _ = entry_text(runs, [], policy_cmd, unit, margin, rule=False)
+        text, _ = entry_text(runs, list(recorded[1]), policy_cmd, unit, margin, recorded[0], rule=False)
         out.append(text)
     return wrap("\n".join(out).rstrip())
 
@@ -572,7 +574,11 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
             chk, ok = policy_check(tree, decs, unit)
             out.append("check of the tree's policy on this run (%s):" % ("ok" if ok else "NOT ok"))
             out += ["  " + c for c in chk]
-        others = [r for r in recorded_new if r.cpu == cpu]
+        others, seen = [], [r.rows for r in runs]
+        for r in recorded_new:          # the same run as a page and as a directory counts once
+            if r.cpu == cpu and r.rows not in seen:
+                others.append(r)
+                seen.append(r.rows)
         if others:
             pooled = list(runs) + others
             out.append("with the recorded runs of this CPU: %d runs, %d rounds: %s" % (
@@ -800,8 +806,8 @@ def main(argv=None):
         x.add_argument("--policy-cmd")
         x.add_argument("--unit")
         x.add_argument("--margin", type=float)
-    for x in (e, r):
-        x.add_argument("--recorded", nargs="+", default=[])
+    for x in (t, e, r):
+        x.add_argument("--recorded", nargs="*", default=[])
     s = sub.add_parser("simulate", help="made-up runs with known answers")
     s.add_argument("--rounds", type=int, default=5)
     s.add_argument("--trials", type=int, default=2000)
@@ -825,13 +831,15 @@ def main(argv=None):
             return 0
         margin = lambda runs: a.margin if a.margin is not None else float(
             runs[0].meta.get("margin", MARGIN)) if runs else MARGIN
+        rec_new, rec_old = gather(a.recorded)
         if a.cmd == "tables":
             runs = load(a.dir)[0]
             if not runs:
                 raise UsageError("%s: no new-format run (bench.meta, bench.runs)" % a.dir)
-            sys.stdout.write(tables_text(runs[:1], margin(runs), True, a.policy_cmd, a.unit))
+            mine = os.path.realpath(runs[0].label)
+            rec = [x for x in rec_new if os.path.realpath(x.label) != mine]
+            sys.stdout.write(tables_text(runs[:1], margin(runs), True, a.policy_cmd, a.unit, (rec, rec_old)))
             return 0
-        rec_new, rec_old = gather(a.recorded)
         if a.cmd == "entry":
             new, old = gather(a.paths)
             if not new and not old:

@@ -238,6 +238,16 @@ class Pooling(Base):
         self.assertNotIn(o, pooled)
         rc, out, _ = cli("entry", a, b)                       # two PATHs of one CPU: pooled
         self.assertIn("MOVNTI, SZ_16K", out)
+        # as make bench calls it: bench.runs files, a page of the same run (counted once), an empty list
+        page = os.path.join(self.d, "a.md")
+        self.assertEqual(cli("report", page, a)[0], 0)
+        rc, out, _ = cli("tables", a, "--recorded", os.path.join(b, "bench.runs"), page)
+        self.assertEqual(rc, 0)
+        self.assertIn("2 runs, 4 rounds", out)
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("CLEAR_PAGES 0 MOVNTI SZ_1G default"),
+                         "--recorded", "--", a)
+        self.assertEqual(rc, 0)
+        self.assertIn("no other recorded new-format run", out)
 
     def test_no_contradiction(self):
         sizes = {16: 1.1, 1048576: 0.8}
