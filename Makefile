@@ -89,6 +89,10 @@ mmtests: realise
 mmtests-broken: realise
 	@MMTESTS_BROKEN=1 $(S)/mmtests.sh
 
+## make hugetlb-broken  the hugetlb fix series' tests on 1 GiB pages: fail on the base kernel, pass with the fixes
+hugetlb-broken: realise
+	@HUGETLB_BROKEN=1 $(S)/mmtests.sh
+
 ## make sparse     sparse (C=2) and W=1 on the series' C files, against the base's
 sparse: build
 	@$(S)/sparse.sh
@@ -133,7 +137,7 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs \
+	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj \
 		build/logs build/results build/initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)

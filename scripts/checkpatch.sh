@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run checkpatch --strict on every patch of the series (the kernel series in
-# patches/, the perf series in patches/perf/); count the patches that are
+# Run checkpatch --strict on every patch of the series (the hugetlb fix
+# series in patches/hugetlb/, the kernel series in patches/, the perf series
+# in patches/perf/); count the patches that are
 # clean. New files need no MAINTAINERS change when existing entries cover
 # them (the series adds no entry of its own): checkpatch's FILE_PATH_CHANGES
 # reminder is replaced by a check that get_maintainer.pl finds a subsystem
@@ -8,12 +9,12 @@
 # ignored: the realised tree is Debian's tarball with no upstream history,
 # so checkpatch cannot look up the upstream commits that a Fixes: tag or a
 # message names (it still checks their form, GIT_COMMIT_ID); the ids are
-# upstream's (patch 1's: mainline 14967a9c7d24).
+# upstream's (the hugetlb fixes': mainline 14967a9c7d24 and ca1a47cd3f5f).
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
 pass=0 fail=0
-for p in $(series_files) $(perf_series_files); do
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files); do
 	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile \
 		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.
@@ -28,9 +29,9 @@ $f: no MAINTAINERS entry covers this new file"
 		fi
 	done
 	if [ $ok = 1 ]; then
-		pass=$((pass + 1)); echo "ok $(basename "$p")"
+		pass=$((pass + 1)); echo "ok ${p#"$PATCHES"/}"
 	else
-		fail=$((fail + 1)); echo "not ok $(basename "$p")"; sed 's/^/    # /' <<<"$out"
+		fail=$((fail + 1)); echo "not ok ${p#"$PATCHES"/}"; sed 's/^/    # /' <<<"$out"
 	fi
 done
 mkdir -p "$BUILD/results"

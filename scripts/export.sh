@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Export the realised tree's commits (base..HEAD) back to patches/ as
-# git format-patch output with stable names and contents: the kernel series
-# in patches/ (with patches/series and a cover letter generated from
-# patches/cover-letter.txt), and the perf series, the commits on top that
-# touch only tools/perf/, in patches/perf/ (its own series file and cover
-# letter, from patches/perf/cover-letter.txt), since it goes to the perf tree.
+# git format-patch output with stable names and contents: the hugetlb fix
+# series, the first commits after base, as many as patches/hugetlb/series
+# names (HUGETLB_PATCHES=<n> after adding or dropping one), in
+# patches/hugetlb/ (for linux-mm and stable: it applies to the base alone);
+# the kernel series on top of it in patches/ (with patches/series and a
+# cover letter generated from patches/cover-letter.txt); and the perf
+# series, the commits on top that touch only tools/perf/, in patches/perf/
+# (its own series file and cover letter, from patches/perf/cover-letter.txt),
+# since it goes to the perf tree. Each folder's cover letter comes from its
+# cover-letter.txt.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC"
@@ -14,14 +19,21 @@ $dirty"
 n=$(git -C "$SRC" rev-list --count base..HEAD)
 [ "$n" -gt 0 ] || die "no commits on top of base in $SRC; nothing to export"
 
+# The hugetlb fix series: the first $nh commits after base, an explicit
+# boundary (its series file), never guessed from the files a commit touches.
+nh=${HUGETLB_PATCHES:-$(hugetlb_series_files | wc -l)}
+[ "$nh" -lt "$n" ] || die "the hugetlb series ($nh patches, patches/hugetlb/series) leaves no commit for the kernel series ($n commits)"
+hsplit=base
+[ "$nh" -gt 0 ] && hsplit=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${nh}p")
+
 # The perf series: the longest run of commits at the top touching only tools/perf/.
 split=HEAD np=0
-for c in $(git -C "$SRC" rev-list base..HEAD); do
+for c in $(git -C "$SRC" rev-list "$hsplit"..HEAD); do
 	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -qv '^tools/perf/' && break
 	split=$c^ np=$((np + 1))
 done
 # ... and no perf-only commit below it.
-for c in $(git -C "$SRC" rev-list base.."$split"); do
+for c in $(git -C "$SRC" rev-list "$hsplit".."$split"); do
 	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -qv '^tools/perf/' ||
 		die "$(git -C "$SRC" log -1 --format='%h %s' "$c") touches only tools/perf/: move it to the top, after the kernel series"
 done
@@ -45,14 +57,28 @@ format_series() {
 		"$@" "${cover[@]}" "$from..$b"
 	git -C "$SRC" branch -q -D "$b"
 	local range=$from..$to
-	# format-patch stamps the cover letter with the current time; pin it to
-	# the last commit's author date so that re-exporting changes nothing.
+	# format-patch stamps the cover letter with the current time and the
+	# tree's committer; pin them to the last commit's author date and
+	# author, so that re-exporting changes nothing, whoever realised the tree.
 	if [ -f "$tmp/$dir/0000-cover-letter.patch" ]; then
 		d=$(git -C "$SRC" log -1 --format=%aD "${range#*..}")
-		sed -i -e "0,/^Date: .*/s//Date: $d/" -e '/^Message-Id: /d' "$tmp/$dir/0000-cover-letter.patch"
+		a=$(git -C "$SRC" log -1 --format='%an <%ae>' "${range#*..}")
+		sed -i -e "0,/^Date: .*/s//Date: $d/" -e "0,/^From: .*/s//From: $a/" \
+			-e '/^Message-Id: /d' "$tmp/$dir/0000-cover-letter.patch"
 	fi
 }
-format_series base "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v3"
+mkdir -p "$PATCHES/hugetlb"
+rm -f "$PATCHES"/hugetlb/[0-9][0-9][0-9][0-9]-*.patch
+if [ "$nh" -gt 0 ]; then
+	format_series base "$hsplit" hugetlb "$PATCHES/hugetlb/cover-letter.txt" --base=base
+	cp "$tmp"/hugetlb/*.patch "$PATCHES/hugetlb/"
+	(cd "$tmp/hugetlb" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/hugetlb/series"
+else
+	: >"$PATCHES/hugetlb/series"
+fi
+# The kernel series names the hugetlb series as its prerequisite
+# (format-patch --base: base-commit and prerequisite-patch-id lines).
+format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v3"
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
@@ -67,5 +93,5 @@ if [ "$np" -gt 0 ]; then
 else
 	: >"$PATCHES/perf/series"
 fi
-note "exported $((n - np)) kernel patches to patches/ and $np perf patches to patches/perf/ (base $BASE_VERSION)"
+note "exported $nh hugetlb patches to patches/hugetlb/, $((n - nh - np)) kernel patches to patches/ and $np perf patches to patches/perf/ (base $BASE_VERSION)"
 git -C "$TOP" status --short -- patches | sed 's/^/   /' >&2

@@ -19,6 +19,14 @@ JOBS=${JOBS:-$(nproc)}
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">> $*" >&2; }
 
+# The hugetlb fix series (patches/hugetlb/, for linux-mm and stable),
+# applied first: its patches are the first commits after base, as many as
+# its series file names (the boundary export.sh keeps).
+hugetlb_series_files() {
+	[ -f "$PATCHES/hugetlb/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/hugetlb/series" | sed "s|^|$PATCHES/hugetlb/|"
+}
+
 # The series in order, as named in patches/series.
 series_files() {
 	[ -f "$PATCHES/series" ] || return 0
@@ -31,10 +39,10 @@ perf_series_files() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/perf/series" | sed "s|^|$PATCHES/perf/|"
 }
 
-# Patch-ids of the exported series (kernel and perf), one a line.
+# Patch-ids of the exported series (hugetlb, kernel and perf), one a line.
 exported_patch_ids() {
 	local f
-	for f in $(series_files) $(perf_series_files); do
+	for f in $(hugetlb_series_files) $(series_files) $(perf_series_files); do
 		git patch-id --stable <"$f" | awk '{print $1}'
 	done | sort -u
 }

@@ -25,8 +25,11 @@
 # cow: CoW of base pages, every mTHP size, PMD THP and hugetlb, swapped out
 #   or not, with GUP pins: folio_zero_user() on every THP fault,
 #   copy_user_large_folio() on every hugetlb CoW;
-# hugetlb-fork (the series' first two patches): fork() shares a private
-#   hugetlb page with the child;
+# hugetlb-fork, hugetlb-exclusive (the hugetlb fix series,
+#   patches/hugetlb/): fork() shares a private hugetlb page with the
+#   child; smaps and pagemap report a private page private (here 2 MiB
+#   pages; the 1 GiB pages their fixes are about: the matrix's
+#   Icelake-Server row and HUGETLB_BROKEN=1 below);
 # hugetlb-mmap, hugetlb-shm, hugetlb-madvise, hugetlb-mremap,
 #   hugetlb_madv_vs_map, thuge-gen: hugetlb faults (the cold clear) through
 #   memfd, SysV shm, MAP_HUGETLB, mremap and madvise, data checked;
@@ -38,7 +41,7 @@
 #   for, 2 of 12 cold runs; "Bail out! Unexpected huge page", 2 of 8 runs
 #   with nt_stores=off), and collapse copies with copy_mc_user_highpage(),
 #   not through the cold paths.
-tests=${MMTESTS:-"cow hugetlb-fork hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
+tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
 cold_args="nt_threshold=8K nt_copy_threshold=8K"
@@ -134,6 +137,63 @@ judge() {
 	case $orc in 0|4) ;; *) echo "# $1 $2: the off run (nt_stores=off) failed too: exit $orc (not counted: the base's)" ;; esac
 	ktap $ok "$1 $2" "$why"
 }
+
+# HUGETLB_BROKEN=1 (make hugetlb-broken): the hugetlb fix series' tests,
+# hugetlb-fork and hugetlb-exclusive, on 1 GiB pages in a guest
+# ($HUGETLB_ROW, default Icelake-Server: pdpe1gb, 5-level paging) of the
+# base kernel, without the fixes, where they must fail, and of the base
+# with the hugetlb series alone (patches/hugetlb/), where they must pass.
+# The kernels (config/nt.config + config/mmtests.config: the options the
+# NT series adds do not exist there) are built from worktrees of the
+# realised tree, build/hugetlb-{base,fix}-src, out of tree in
+# build/hugetlb-{base,fix}-obj: a rerun rebuilds only what changed.
+if [ "${HUGETLB_BROKEN:-0}" = 1 ]; then
+	row=${HUGETLB_ROW:-Icelake-Server}
+	nh=$(hugetlb_series_files | wc -l)
+	[ "$nh" -gt 0 ] || die "no hugetlb series (patches/hugetlb/series)"
+	[ "$(git -C "$SRC" rev-list --count base..HEAD)" -gt "$nh" ] || die "$SRC lacks the hugetlb series"
+	htop=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${nh}p")
+	tests="hugetlb-fork hugetlb-exclusive"
+	mimage || die "the tests did not build (log: $logs/mmtests-sel.log)"
+	pass=0 fail=0 n=0
+	for v in base fix; do
+		want=base
+		[ $v = fix ] && want=$htop
+		wt=$BUILD/hugetlb-$v-src
+		if [ -e "$wt/.git" ]; then
+			git -C "$wt" checkout -q --detach "$want"
+		else
+			rm -rf "$wt"
+			git -C "$SRC" worktree prune
+			git -C "$SRC" worktree add -q --detach "$wt" "$want"
+		fi
+		note "$v: $(git -C "$wt" log -1 --format='%h %s')"
+		SRC=$wt OBJ=$BUILD/hugetlb-$v-obj FRAGMENTS="$TOP/config/nt.config $TOP/config/mmtests.config" \
+			"$TOP/scripts/build.sh" 2>"$logs/hugetlb-$v-build.log" ||
+			die "the $v kernel did not build (log: $logs/hugetlb-$v-build.log)"
+		l=$logs/hugetlb-$v-$row.log
+		OBJ=$BUILD/hugetlb-$v-obj INITRD=$initrd BOOT_MEM=4G BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+			"$TOP/scripts/boot.sh" -q -l "$l" -a "nt_mmtests=$(echo $tests | tr ' ' ',')" "$row" || true
+		for t in $tests; do
+			c=$(cases "$l" "$t")
+			echo "# $v $row $t: $(totals "$c") (exit $(sed -n 's/^exit //p' <<<"$c"))"
+			awk -v t="$t" '$0 == "# mmtest begin " t {on = 1; next}
+				on && index($0, "# mmtest end " t) == 1 {on = 0}
+				on && /^# [0-9]+ kB: / {print "#   " substr($0, 3)}' "$l"
+			g=$(grep '^\(pass\|fail\) 1048576 kB' <<<"$c" | head -1)
+			if [ $v = base ]; then
+				ok=0; [ "${g%% *}" = fail ] && ok=1
+				ktap $ok "without the fixes (base): $t fails on 1 GiB pages" "${g:-no 1 GiB case (no 1 GiB page?)}" "console log: $l"
+			else
+				ok=0; [ "${g%% *}" = pass ] && grep -q '^exit 0$' <<<"$c" && ok=1
+				ktap $ok "with the hugetlb series: $t passes" "${g:-no 1 GiB case (no 1 GiB page?)}" "console log: $l"
+			fi
+		done
+	done
+	echo "hugetlb-broken: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+fi
 
 if [ "${MMTESTS_BROKEN:-0}" = 1 ]; then
 	f=mm/memory.c
