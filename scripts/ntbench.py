@@ -358,7 +358,8 @@ def policy_diff(entry, tree):
     out = []
     for part in ("clear", "copy"):
         (er, ek), (tr, tk) = entry[part], tree[part]
-        es, ts = cold_set(ek) if er != "CLEAR_PAGES" else frozenset(), cold_set(tk) if tr != "CLEAR_PAGES" else frozenset()
+        es = cold_set(ek) if er != "CLEAR_PAGES" else frozenset()
+        ts = cold_set(tk) if tr != "CLEAR_PAGES" else frozenset()
         if es != ts or (es and er != tr):
             desc = lambda r, s: "%s at %s" % (r, ", ".join(map(sname, sorted(s)))) if s else "none cold"
             out.append("%s: entry %s, the tree %s" % (part, desc(er, es), desc(tr, ts)))
@@ -569,7 +570,8 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
         out += lines + ([err] if err else [])
         if tree:
             diff = policy_diff(ent, tree)
-            out.append("the tree's policy for this CPU: %s: %s" % (tree["line"], "differs: " + diff if diff else "same"))
+            out.append("the tree's policy for this CPU: %s: %s" % (tree["line"],
+                                                                   "differs: " + diff if diff else "same"))
             decs = decision_of(runs, unit, margin)[2]
             chk, ok = policy_check(tree, decs, unit)
             out.append("check of the tree's policy on this run (%s):" % ("ok" if ok else "NOT ok"))
@@ -782,13 +784,18 @@ def gather(paths):
     for p in paths:
         n, o = load(p)
         new, old = new + n, old + o
+    return new, unique_old(old)
+
+
+def unique_old(old):
+    """OLD without repeats (a page may quote a raw output kept beside it: shown once)."""
     seen, uniq = set(), []
-    for o in old:      # a page may quote a raw output kept beside it: show it once
+    for o in old:
         key = (o.cpu, repr(sorted((s, sorted(t.items())) for s, t in o.tables.items())))
         if key not in seen:
             seen.add(key)
             uniq.append(o)
-    return new, uniq
+    return uniq
 
 
 def main(argv=None):
@@ -847,8 +854,8 @@ def main(argv=None):
             cpu = new[0].cpu if new else old[0].cpu
             mine = {os.path.realpath(x.label) for x in new}
             rec = [x for x in rec_new if os.path.realpath(x.label) not in mine]
-            text, status = entry_text([x for x in new if x.cpu == cpu], old + rec_old, a.policy_cmd, a.unit,
-                                      margin(new), rec)
+            text, status = entry_text([x for x in new if x.cpu == cpu], unique_old(old + rec_old), a.policy_cmd,
+                                      a.unit, margin(new), rec)
             if any(x.cpu != cpu for x in new):
                 text += "left out (another CPU): %s\n" % ", ".join(x.label for x in new if x.cpu != cpu)
             sys.stdout.write(text)

@@ -229,7 +229,8 @@ class Pooling(Base):
     def test_pooled_merge(self):
         a = write_run(os.path.join(self.d, "a"), fault=full({"movnti": [0.9, 0.92]}), rounds=2)
         b = write_run(os.path.join(self.d, "b"), fault=full({"movnti": [0.91, 0.93]}), rounds=2)
-        o = write_run(os.path.join(self.d, "o"), fault=full({"movnti": 0.5}), cpuid="GenuineIntel 6 0xcf 2 clzero=0 movdir64b=1")
+        o = write_run(os.path.join(self.d, "o"), fault=full({"movnti": 0.5}),
+                      cpuid="GenuineIntel 6 0xcf 2 clzero=0 movdir64b=1")
         rc, out, _ = cli("entry", a, "--recorded", b, o)
         self.assertIn("CLEAR_PAGES, 0", out.split("with the recorded runs")[0])
         pooled = out.split("with the recorded runs")[1]
