@@ -77,7 +77,7 @@ bench: realise
 analysis: realise
 	@$(S)/analysis.sh
 
-## make selftests  build pf-hugetlb and hugetlb-fork (kselftest build), run pf-hugetlb on this host
+## make selftests  build pf-hugetlb, hugetlb-fork and hugetlb-exclusive (kselftest build), run pf-hugetlb on this host
 selftests: realise
 	@$(S)/selftests.sh run
 
