@@ -27,7 +27,7 @@ pools() { cat /sys/kernel/mm/hugepages/*/nr_hugepages 2>/dev/null | xargs; }
 small_bench() {
 	local before after b=$BUILD/bench
 	before=$(pools)
-	ROUNDS=3 RUNS=1 SIZES=16M FOLIOS=64K,2M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
+	ROUNDS=3 RUNS=1 GAP=0 SIZES=16M FOLIOS=64K,2M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
 		"$TOP/scripts/bench.sh" >"$BUILD/logs/analysis-bench.log" 2>&1 ||
 		{ tail -20 "$BUILD/logs/analysis-bench.log"; return 1; }
 	after=$(pools)

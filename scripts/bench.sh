@@ -22,6 +22,9 @@
 #   ROUNDS=5               rounds (3-20): the decision's confidence is
 #                          1 - 2^(1-ROUNDS) (93.75 % for 5)
 #   RUNS=3                 c.: interleaved runs a round (1-20)
+#   GAP=20                 seconds of idle between rounds, so that the rounds
+#                          are spread in time (the drift seen on these VMs
+#                          is between minutes, not within one round)
 #   SIZES=16M,128M,1G      a. and b.: sizes, in M or G
 #   SUITE=memset           a.: memset, memcpy or memset,memcpy
 #   VARIANTS=stosb,unrolled,movnt   a.: perf's x86-64-* names (memcpy: movsb)
@@ -57,7 +60,8 @@ ntb() { python3 "$TOP/scripts/ntbench.py" "$@"; }
 # the pooled decision and shows the old-baseline ones as history).
 recorded() {
 	ls "$TOP"/docs/measurements/*.md "$TOP"/docs/measurements/*/make-bench*.txt \
-		"$TOP"/docs/measurements/*/bench.runs "$TOP"/../shared/measurements/*/make-bench*.txt 2>/dev/null |
+		"$TOP"/docs/measurements/*/bench.runs "$TOP"/docs/measurements/*/*/bench.runs \
+		"$TOP"/../shared/measurements/*/make-bench*.txt 2>/dev/null |
 		grep -v '/README\.md$' || true
 }
 
@@ -98,6 +102,7 @@ fi
 # Unset: the default; set but empty: refused below.
 rounds=${ROUNDS-5}
 runs=${RUNS-3}
+gap=${GAP-20}
 sizes=${SIZES-16M,128M,1G}
 suite_list=${SUITE-memset}
 variants=${VARIANTS-stosb,unrolled,movnt}
@@ -120,6 +125,7 @@ report_page=""
 num() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 num "$rounds" 3 20 || die "ROUNDS=$rounds: want 3 to 20 rounds (fewer decide nothing)"
 num "$runs" 1 20 || die "RUNS=$runs: want 1 to 20 runs a round"
+num "$gap" 0 600 || die "GAP=$gap: want 0 to 600 seconds between rounds"
 num "$loops" 1 1000 || die "LOOPS=$loops: want a number of loops, at least 1"
 suites=()
 for s in ${suite_list//,/ }; do
@@ -240,7 +246,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -258,7 +264,7 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
@@ -399,6 +405,10 @@ fi
 	bg "$tmp/warm" "$perf" bench -f simple mem mmap -f demand -p 1GB -s "$(( got1g * 1024 ))MB" || true
 
 for ((round = 0; round < rounds; round++)); do
+	if [ "$round" -gt 0 ] && [ "$gap" -gt 0 ]; then
+		step "idle for GAP=$gap s"
+		sleep "$gap"
+	fi
 	a_round
 	[ "$hugetlb" = 0 ] || b_round
 	[ "$harness" = 0 ] || c_round
