@@ -25,11 +25,10 @@ row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
 if [ -n "$row" ]; then
 	IFS=$'\t' read -r name spec want_cpu want_good want_reason want_cold want_copy \
 		want_thr want_cthr rowcmd <<<"$row"
-	# The threshold columns are the row's as booted: an nt_threshold= or
-	# nt_copy_threshold= of -a (ROWS="row@opt", the debug rows) sets its
-	# own, and the guest's param check then checks it ('*': any here).
-	case " $extra " in *" nt_threshold="*) want_thr='*' ;; esac
-	case " $extra " in *" nt_copy_threshold="*) want_cthr='*' ;; esac
+	# The threshold columns are the row's after its nt_knobs=: an
+	# nt_knobs= of -a (ROWS="row@opt", the debug and mmtests rows) sets
+	# its own ('*': any here; the guest's knob checks still run).
+	case " $extra " in *" nt_knobs="*) want_thr='*' want_cthr='*' ;; esac
 	[ "$rowcmd" = - ] || extra="$rowcmd $extra"
 else
 	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.

@@ -5,8 +5,8 @@
 # KASAN, DEBUG_VM, the series' KUnit suites), built in build/debug-obj and
 # booted on $DEBUG_ROWS: each row runs KUnit, the guest checks and
 # pf-hugetlb (2 MiB zeroing and CoW, both cold where the row is NT-good:
-# nt_threshold=2M nt_copy_threshold=2M; the policies clear cold from 32M on
-# Intel and not at all on AMD under TCG, and copy from 2M or 1G), and
+# nt_knobs=2097152,2097152, the debugfs knobs the guest sets; the policies
+# clear cold from 1G on Intel and never on AMD, and copy from 2M or 1G), and
 # fails on any line of CONSOLE_BAD (lib.sh) in its console log.
 #
 # First, that check is shown to fail: a clean console log with one bad line
@@ -29,7 +29,7 @@
 # "[PATCH v1] kasan: Fix false-positive wild-memory-access on x86 under
 # 5-level paging"). The series has no 5-level-specific code; the matrix
 # stage boots Icelake-Server with LA57.
-cold2m=nt_threshold=2M@nt_copy_threshold=2M
+cold2m=nt_knobs=2097152,2097152
 rows=${DEBUG_ROWS:-"Icelake-Server@no5lvl@$cold2m Skylake-Server@$cold2m EPYC-Milan@$cold2m Icelake-Server@no5lvl@preempt=lazy@$cold2m"}
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"
@@ -42,11 +42,11 @@ dbuild() {
 }
 
 if [ "${DEBUG_BROKEN:-0}" = 1 ]; then
-	f=arch/x86/mm/nt_stores.c
+	f=arch/x86/kernel/cpu/nt_stores.c
 	[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first"
-	grep -q '^static int __init nt_stores_report(void)$' "$SRC/$f" || die "no nt_stores_report() in $f"
+	grep -q '^static int __init nt_stores_debugfs_init(void)$' "$SRC/$f" || die "no nt_stores_debugfs_init() in $f"
 	trap 'git -C "$SRC" checkout -q -- "$f"; touch "$SRC/$f"' EXIT
-	sed -i '/^static int __init nt_stores_report(void)$/,/^{$/ s/^{$/{\n\tpr_info("broken on purpose: CPU %d\\n", smp_processor_id());/' "$SRC/$f"
+	sed -i '/^static int __init nt_stores_debugfs_init(void)$/,/^{$/ s/^{$/{\n\tpr_info("broken on purpose: CPU %d\\n", smp_processor_id());/' "$SRC/$f"
 	git -C "$SRC" diff --stat
 	dbuild || die "the broken tree did not build (log: $BUILD/logs/debug-build.log)"
 	OBJ=$dobj MATRIX=debug-broken SCAN=1 BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \

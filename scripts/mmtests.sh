@@ -4,8 +4,8 @@
 # in build/mmtests-obj), the tests of $MMTESTS built statically from the
 # realised tree and carried in an initramfs of their own (guest/mmtests runs
 # them), booted on each row of $MMTESTS_ROWS twice: "cold", every large
-# folio cleared and copied cold (nt_threshold=8K nt_copy_threshold=8K, the
-# minimum), and "off" (nt_stores=off, the kernel clears and copies as
+# folio cleared and copied cold (nt_knobs=8192,8192: the debugfs knobs at
+# their minimum, which the guest sets before the tests), and "off" (nt_stores=off, the kernel clears and copies as
 # mainline). A test fails on any "not ok" case or a bad exit in the cold run,
 # and on any case that passes off but not cold; the totals of both runs are
 # printed side by side. A failure of the off run alone (the base kernel's)
@@ -44,7 +44,7 @@
 tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
-cold_args="nt_threshold=8K nt_copy_threshold=8K"
+cold_args="nt_knobs=8192,8192"
 off_args="nt_stores=off"
 
 res=$BUILD/results
