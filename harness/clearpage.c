@@ -11,9 +11,10 @@
  *    which is always preemptible (bench: -u 0, the default), and per
  *    32 MiB unit (PROCESS_PAGES_NON_PREEMPT_BATCH) only under a
  *    cooperative preemption model (the <variant>/32M columns);
- *  - clear_pages_cold(): __clear_pages_movnti(), __clear_pages_clzero()
- *    or __clear_pages_movdir64b(), the same registers, per unit (the
- *    series v3: 32 MiB), each ending with its own SFENCE;
+ *  - clear_pages_cold(): __clear_pages_movnti() or __clear_pages_clzero(),
+ *    the same registers, in mainline's units (one call a range on x86
+ *    7.3), each ending with its own SFENCE; v3's MOVDIR64B clear is a
+ *    probe (cand/probes.S), a measured column only;
  *  - the CoW copy: copy_mc_enhanced_fast_string() per 4 KiB page (the
  *    cached copy_mc_user_highpage()), copy_mc_movnti() per unit (cold).
  *
@@ -23,14 +24,10 @@
  *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-u unit MiB] [-x]
  *                                -u: the call size of every variant without
  *                                its own (0, the default: one call a buffer)
- *   clearpage calibrate [-r reps] [-s MiB,...]
- *                                nt_stores=calibrate's measurement and
- *                                nt_cal_pick() on this CPU, against the
- *                                fastest routine measured at each size
- *   clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]]
- *                                the kernel's policy (the tree's nt_parts.h
- *                                and nt_policy.h) for this CPU or the one
- *                                given; -k: as nt_quirks_test.c's cases
+ *   clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]]
+ *                                the kernel's policy (the tree's nt_parts.c
+ *                                and its nt_decide()) for this CPU or the
+ *                                one given; -k: as nt_stores_test.c's cases
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -49,7 +46,7 @@
 #define PAGE	4096UL
 #define MIB	(1UL << 20)
 
-/* The kernel's zero page, the source of __clear_pages_movdir64b(). */
+/* The kernel's zero page, the source of the MOVDIR64B probe. */
 const uint8_t empty_zero_page[PAGE] __attribute__((aligned(PAGE)));
 
 #include "routines.h"
@@ -445,8 +442,8 @@ static bool in_list(const char *list, const char *name)
 
 static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 {
-	struct nt_harness_decision d = nt_this_decision();
-	const char *cold = nt_routine_name(d.policy.clear);
+	struct nt_decision d = nt_this_decision();
+	const char *cold = nt_routine_name(d.part->clear);
 	char pol[160];
 	struct bvar all[] = {
 		{ "clear_pages", clear_pages_variant() },
@@ -576,176 +573,6 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	return 0;
 }
 
-/* ---- calibrate ---- */
-
-/* The harness's routine for each enum nt_routine (named as the harness names it). */
-#define cal_names(r)	nt_routine_name(r)
-
-static const struct clear_variant *cal_variant(int r)
-{
-	return r == NT_CLEAR_PAGES ? clear_pages_variant() : clear_by_name(cal_names(r));
-}
-
-/*
- * nt_cal_llc_kb() of the tree's nt_calibrate.c, in userspace: the largest
- * cache of CPUID leaf 4 (0x8000001d on AMD and Hygon, with TOPOEXT), else
- * the larger of 0x80000006's L2 (x86_cache_size there) and L3.
- */
-static unsigned long cal_llc_kb(void)
-{
-	unsigned int a, b, c, d, i, max = __get_cpuid_max(0, NULL);
-	unsigned long kb = 0;
-	char vendor[13];
-	bool amd;
-
-	cpu_ident(vendor, &a, &b, &c);
-	amd = !strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine");
-	if (amd ? cpuid_bit(0x80000001, 0, 2, 22) : max >= 4) {
-		for (i = 0; i < 8; i++) {
-			__cpuid_count(amd ? 0x8000001d : 4, i, a, b, c, d);
-			if (!(a & 0x1f))
-				break;
-			unsigned long long sz = ((unsigned long long)(b >> 22) + 1) *
-						(((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1ULL);
-			if (sz >> 10 > kb)
-				kb = sz >> 10;
-		}
-		if (kb)
-			return kb;
-	}
-	if (__get_cpuid(0x80000006, &a, &b, &c, &d)) {
-		kb = c >> 16;
-		if ((d >> 18) * 512UL > kb)
-			kb = (d >> 18) * 512UL;
-	}
-	return kb;
-}
-
-/* One pass of @v over @len bytes, per 4 MiB chunk as the kernel's calibration. */
-static uint64_t cal_pass(const struct clear_variant *v, uint8_t *buf, size_t len)
-{
-	double t0 = now(), t;
-	size_t off;
-
-	for (off = 0; off < len; off += 4 * MIB)
-		v->fn(buf + off, 4 * MIB);
-	t = now() - t0;
-	return t > 0 ? (uint64_t)(len / t / 1e6) : 0;
-}
-
-/*
- * What nt_stores=calibrate does at boot, on this CPU: a buffer of twice
- * the LLC and at least 64 MiB, a warm-up pass, 3 interleaved rounds, the
- * best of each routine, and nt_cal_pick() of the tree. Then, as the
- * check of the policy, each routine's median over @reps interleaved runs
- * at each of @sizes (per 32 MiB unit, as folio_zero_user() clears): the
- * policy's clear routine (nt_parts.h or the default rule, the one
- * nt_cal_pick() is given) should be the fastest, or within 5% of it, from
- * 128 MiB up; the pick is shown beside it where it differs.
- */
-static int cmd_calibrate(int reps, const char *sizes)
-{
-	struct nt_harness_decision d = nt_this_decision();
-	uint64_t mbps[NT_ROUTINES] = { 0 };
-	unsigned long llc = cal_llc_kb();
-	size_t len = 2 * llc * 1024;
-	int run[NT_ROUTINES], nr = 0, r, i, k, pick, table = d.policy.clear, bad = 0;
-	char vendor[13], pol[160], *list, *tok, *save;
-	unsigned int fam, model, step;
-	uint8_t *buf;
-	double t0, ms, quiet;
-
-	if (len < 64 * MIB)
-		len = 64 * MIB;
-	len = (len + 4 * MIB - 1) & ~(4 * MIB - 1);
-	for (r = 0; r < NT_ROUTINES; r++)
-		if (cal_variant(r) && cal_variant(r)->have())
-			run[nr++] = r;
-
-	cpu_ident(vendor, &fam, &model, &step);
-	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d: the kernel's policy here: %s\n",
-	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
-	       nt_policy_str(&d, pol, sizeof(pol)));
-	buf = xmap(len);
-	t0 = now();
-	cal_pass(clear_pages_variant(), buf, len);
-	for (k = 0; k < 3; k++)
-		for (i = 0; i < nr; i++) {
-			r = run[(i + k) % nr];
-			uint64_t v = cal_pass(cal_variant(r), buf, len);
-
-			if (v > mbps[r])
-				mbps[r] = v;
-		}
-	ms = (now() - t0) * 1e3;
-	/* What the passes cost at the best rates: the time on a quiet machine. */
-	for (i = 0, quiet = len / 1e6 / mbps[NT_CLEAR_PAGES] * 1e3; i < nr; i++)
-		quiet += 3 * (len / 1e6 / mbps[run[i]] * 1e3);
-	munmap(buf, len);
-	pick = nt_cal_pick(mbps, table, NT_CAL_MARGIN_PCT);
-	printf("# calibration as at boot: %zu MiB (2 x %luK LLC, at least 64 MiB), best of 3 rounds, %.0f ms (%.0f ms at the best rates)\n",
-	       len / MIB, llc, ms, quiet);
-	for (i = 0; i < nr; i++)
-		printf("#   %-11s %llu MB/s\n", cal_names(run[i]), (unsigned long long)mbps[run[i]]);
-	printf("# nt_cal_pick(): %s (%s the policy's %s, margin %d%%)\n", cal_names(pick),
-	       pick == table ? "as" : "overruling", cal_names(table), NT_CAL_MARGIN_PCT);
-
-	printf("# check: GB/s, median of %d interleaved runs (min-max), per 32 MiB unit\n", reps);
-	printf("%-8s", "MiB");
-	for (i = 0; i < nr; i++)
-		printf(" %21s", cal_names(run[i]));
-	printf("  %-11s %s/fastest%s\n", "fastest", cal_names(table),
-	       pick != table ? " pick/fastest" : "");
-	list = strdup(sizes);
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t mib = strtoul(tok, NULL, 0), blen = mib * MIB;
-		double res[NT_ROUTINES][64], med[NT_ROUTINES];
-		int fastest = -1;
-		struct bvar bv;
-
-		if (!mib || reps < 1 || reps > 64) {
-			fprintf(stderr, "calibrate: bad size '%s' or reps %d\n", tok, reps);
-			return 2;
-		}
-		buf = xmap(blen);
-		memset(&bv, 0, sizeof(bv));
-		for (k = -1; k < reps; k++)
-			for (i = 0; i < nr; i++) {
-				r = run[(i + (k < 0 ? 0 : k)) % nr];
-				bv.clear = cal_variant(r);
-				double g = bench_one(&bv, buf, NULL, blen);
-
-				if (k >= 0)
-					res[r][k] = g;
-			}
-		printf("%-8zu", mib);
-		for (i = 0; i < nr; i++) {
-			r = run[i];
-			qsort(res[r], reps, sizeof(double), cmp_double);
-			med[r] = res[r][reps / 2];
-			printf(" %7.2f (%5.1f-%5.1f)", med[r], res[r][0], res[r][reps - 1]);
-			if (fastest < 0 || med[r] > med[fastest])
-				fastest = r;
-		}
-		printf("  %-11s %.3f", cal_names(fastest), med[table] / med[fastest]);
-		if (pick != table)
-			printf(" %.3f", med[pick] / med[fastest]);
-		printf("%s\n", mib >= 128 && med[table] < 0.95 * med[fastest] ?
-		       "  (the policy's more than 5% slower)" : "");
-		if (mib >= 128 && med[table] < 0.95 * med[fastest])
-			bad++;
-		munmap(buf, blen);
-		fflush(stdout);
-	}
-	free(list);
-	printf("# calibrate: the policy's clear routine (%s) is %s from 128 MiB up%s%s\n",
-	       cal_names(table),
-	       bad ? "more than 5% slower than the fastest at some size" : "the fastest or within 5% of it",
-	       pick != table ? "; nt_cal_pick() would clear with " : "",
-	       pick != table ? cal_names(pick) : "");
-	return 0;
-}
-
 /* ---- policy ---- */
 
 static bool parse_uint(const char *s, unsigned int *v)
@@ -759,62 +586,58 @@ static bool parse_uint(const char *s, unsigned int *v)
 	return true;
 }
 
-/* NT_CLEAR_PAGES, ... as the tree spells them (NT_PART()'s arguments) */
-static const char *nt_enum_name(enum nt_routine r)
+/* CACHED, MOVNTI, CLZERO: as nt_stores_test.c's NT_CASE() spells them */
+static const char *nt_enum_name(int r)
 {
-	static const char *const names[NT_ROUTINES] = {
-		[NT_CLEAR_PAGES] = "CLEAR_PAGES", [NT_MOVNTI] = "MOVNTI",
-		[NT_MOVDIR64B] = "MOVDIR64B", [NT_CLZERO] = "CLZERO",
-	};
-
-	return r < NT_ROUTINES && names[r] ? names[r] : "?";
+	return r == NT_CLEAR_CLZERO ? "CLZERO" : r == NT_CLEAR_MOVNTI ? "MOVNTI" :
+	       r == NT_CLEAR_CACHED ? "CACHED" : "?";
 }
 
-/* 0, SZ_64K, SZ_32M, SZ_1G */
-static const char *sz_name(unsigned long b, char *buf, size_t n)
+/* NEVER, PMD, PUD or the order: as NT_CASE() spells them */
+static const char *order_name(unsigned int o, char *buf, size_t n)
 {
-	char s[24];
-
-	if (!b)
-		snprintf(buf, n, "0");
+	if (o == NT_NEVER)
+		snprintf(buf, n, "NEVER");
+	else if (o == PMD_ORDER)
+		snprintf(buf, n, "PMD");
+	else if (o == PUD_ORDER)
+		snprintf(buf, n, "PUD");
 	else
-		snprintf(buf, n, "SZ_%s", nt_size_str(b, s, sizeof(s)));
+		snprintf(buf, n, "%u", o);
 	return buf;
 }
 
 /*
  * The kernel's policy for this CPU, or for the one given: vendor (CPUID's
- * string or X86_VENDOR_ name), family, model, stepping, has CLZERO, has
- * MOVDIR64B, line size (default 64). -k: "MOVNTI SZ_32M MOVNTI SZ_2M
- * table Emerald Rapids", the terms of nt_quirks_test.c's nt_decide_test
- * cases (harness.sh compares them).
+ * string or X86_VENDOR_ name), family, model, stepping, has CLZERO, line
+ * size (default 64). -k: "MOVNTI PUD PMD table Emerald Rapids", the terms
+ * of nt_stores_test.c's NT_CASE() lines (harness.sh compares them).
  */
 static int cmd_policy(int argc, char **argv, bool kunit)
 {
-	struct nt_harness_decision d;
+	struct nt_decision d;
 	struct nt_cpu c = { .clflush = 64 };
-	unsigned int clz = 0, m64 = 0;
+	unsigned int clz = 0;
 	char buf[160], a[24], b[24];
 
 	if (argc == 0) {
 		c = nt_this_cpu();
-	} else if ((argc != 6 && argc != 7) || !parse_uint(argv[1], &c.family) ||
+	} else if ((argc != 5 && argc != 6) || !parse_uint(argv[1], &c.family) ||
 		   !parse_uint(argv[2], &c.model) || !parse_uint(argv[3], &c.stepping) ||
-		   c.stepping > 15 || !parse_uint(argv[4], &clz) || !parse_uint(argv[5], &m64) ||
-		   (argc == 7 && !parse_uint(argv[6], &c.clflush))) {
-		fprintf(stderr, "policy: want VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]\n");
+		   c.stepping > 15 || !parse_uint(argv[4], &clz) ||
+		   (argc == 6 && !parse_uint(argv[5], &c.clflush))) {
+		fprintf(stderr, "policy: want VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]\n");
 		return 2;
 	} else {
 		c.vendor = nt_vendor_of(argv[0]);
 		c.clzero = clz;
-		c.movdir64b = m64;
 	}
 	d = nt_harness_decide(c);
 	if (kunit)
-		printf("%s %s %s %s %s%s%s\n", nt_enum_name(d.policy.clear),
-		       sz_name(d.policy.clear_from, a, sizeof(a)), nt_enum_name(d.policy.copy),
-		       sz_name(d.policy.copy_from, b, sizeof(b)), d.part ? "table" : "default",
-		       d.part ? " " : "", d.part ? d.part : "");
+		printf("%s %s %s %s%s%s\n", nt_enum_name(d.part->clear),
+		       order_name(d.part->clear_order, a, sizeof(a)),
+		       order_name(d.part->copy_order, b, sizeof(b)), d.reason,
+		       d.part->name ? " " : "", d.part->name ? d.part->name : "");
 	else
 		printf("the kernel's policy here: %s\n", nt_policy_str(&d, buf, sizeof(buf)));
 	return 0;
@@ -825,8 +648,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
 		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-u unit MiB, 0: whole buffer] [-x]\n"
-		   "       clearpage calibrate [-r reps] [-s MiB,MiB,...]\n"
-		   "       clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B [CLFLUSH]]\n"
+		   "       clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]]\n"
 		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 }
 
@@ -865,10 +687,6 @@ int main(int argc, char **argv)
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(reps, sizes, only, raw);
-	if (!strcmp(argv[1], "calibrate")) {
-		unit = 32 * MIB;	/* the series v3's cold unit, as at boot */
-		return cmd_calibrate(reps, sizes);
-	}
 	if (!strcmp(argv[1], "policy"))
 		return cmd_policy(argc - optind, argv + optind, kunit);
 	usage(stderr);

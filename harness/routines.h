@@ -2,8 +2,8 @@
 /*
  * What the harness programs (clearpage, touch) share: the calls into the
  * tree's clear routines with clear_pages()'s convention, the CPUID checks,
- * and the kernel's policy decision, made with the tree's own nt_policy.h
- * and nt_parts.h (through shim/, see harness/Makefile). Each program includes
+ * and the kernel's policy decision: the tree's own nt_parts.c, included
+ * (through shim/, see harness/Makefile), and its nt_decide(). Each program includes
  * it once; everything here is static inline.
  */
 #ifndef HARNESS_ROUTINES_H
@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The tree's policy and table of parts, the very code the kernel runs. */
-#include <asm/nt_policy.h>
-#include "nt_parts.h"
+/* The tree's table of parts and nt_decide(), the very code the kernel runs. */
+#include <asm/nt_stores.h>
+#include "nt_parts.c"
 
-/* The kernel's zero page, the source of __clear_pages_movdir64b(). */
+/* The kernel's zero page, the source of the MOVDIR64B probe (cand/probes.S). */
 extern const uint8_t empty_zero_page[4096];
 
 /* From the kernel tree: C calling convention. */
@@ -65,9 +65,10 @@ static inline unsigned long clear_clzero(void *p, size_t len)
 	return CLEAR_CALL("call __clear_pages_clzero", p, len);
 }
 
+/* v3's MOVDIR64B clear, a probe since v4 (cand/probes.S) */
 static inline unsigned long clear_movdir64b(void *p, size_t len)
 {
-	return CLEAR_CALL("call __clear_pages_movdir64b", p, len);
+	return CLEAR_CALL("call __clear_pages_movdir64b_probe", p, len);
 }
 
 static inline bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int bit)
@@ -112,18 +113,13 @@ static inline void cpu_ident(char *vendor, unsigned int *fam, unsigned int *mode
 		*model |= ((a >> 16) & 0xf) << 4;
 }
 
-/* ---- the kernel's policy: the tree's nt_policy.h and nt_parts.h ---- */
+/* ---- the kernel's policy: the tree's nt_parts.c and nt_decide() ---- */
 
 /* A CPU as nt_decide() sees it: identity, CLZERO and its line, MOVDIR64B. */
 struct nt_cpu {
 	unsigned int vendor, family, model, stepping;	/* X86_VENDOR_*, ... */
 	bool clzero, movdir64b;		/* the instructions */
 	unsigned int clflush;		/* line size, bytes */
-};
-
-struct nt_harness_decision {
-	struct nt_policy policy;
-	const char *part;		/* the nt_parts[] entry; NULL: default rule */
 };
 
 /* CPUID's vendor string, or the X86_VENDOR_ name without its prefix. */
@@ -161,69 +157,37 @@ static inline struct nt_cpu nt_this_cpu(void)
 	return cpu;
 }
 
-/* cpu_has() for the features an nt_parts[] entry can ask for. */
-static inline bool nt_cpu_has(const struct nt_cpu *c, unsigned int feature)
+/* nt_decide() of the tree (nt_parts.c), without its switches */
+static inline struct nt_decision nt_harness_decide(struct nt_cpu c)
 {
-	switch (feature) {
-	case X86_FEATURE_CLZERO:
-		return c->clzero;
-	case X86_FEATURE_MOVDIR64B:
-		return c->movdir64b;
-	default:
-		return false;
-	}
-}
+	struct cpuinfo_x86 x = {
+		.x86_vendor = c.vendor, .x86 = c.family, .x86_model = c.model,
+		.x86_stepping = c.stepping, .x86_clflush_size = c.clflush,
+	};
+	struct nt_decision d;
 
-/* x86_match_cpu_info() on nt_parts[], for the fields the table uses. */
-static inline const struct nt_part *nt_harness_part_of(const struct nt_cpu *c)
-{
-	const struct x86_cpu_id *m;
-
-	for (m = nt_parts; m->flags & X86_CPU_ID_FLAG_ENTRY_VALID; m++) {
-		if (m->vendor != X86_VENDOR_ANY && m->vendor != c->vendor)
-			continue;
-		if (m->family != X86_FAMILY_ANY && m->family != c->family)
-			continue;
-		if (m->model != X86_MODEL_ANY && m->model != c->model)
-			continue;
-		if (m->steppings != X86_STEPPING_ANY &&
-		    !(m->steppings & (1U << c->stepping)))
-			continue;
-		if (m->feature != X86_FEATURE_ANY && !nt_cpu_has(c, m->feature))
-			continue;
-		return (const struct nt_part *)m->driver_data;
-	}
-	return NULL;
-}
-
-/*
- * nt_decide() of arch/x86/kernel/cpu/nt_quirks.c, without its switches
- * (nt_stores=off, clearcpuid=): CLZERO counts only with 64-byte lines; the
- * first matching entry of nt_parts[], else nt_policy_default(); then
- * nt_policy_fit().
- */
-static inline struct nt_harness_decision nt_harness_decide(struct nt_cpu c)
-{
-	struct nt_harness_decision d = { { NT_CLEAR_PAGES, 0, NT_CLEAR_PAGES, 0 }, NULL };
-	const struct nt_part *part;
-
-	if (c.clflush != 64)
-		c.clzero = false;
-	part = nt_harness_part_of(&c);
-	if (part) {
-		d.part = part->name;
-		d.policy = part->policy;
-	} else {
-		d.policy = nt_policy_default(c.vendor == X86_VENDOR_INTEL,
-					     c.vendor == X86_VENDOR_AMD, c.clzero);
-	}
-	d.policy = nt_policy_fit(d.policy, c.clzero, c.movdir64b);
+	if (c.clzero)
+		set_bit(X86_FEATURE_CLZERO, (unsigned long *)x.x86_capability);
+	nt_decide(&x, false, false, &d);
 	return d;
 }
 
-static inline struct nt_harness_decision nt_this_decision(void)
+static inline struct nt_decision nt_this_decision(void)
 {
 	return nt_harness_decide(nt_this_cpu());
+}
+
+/* The routine of enum nt_clear_routine, as the harness and bench name it */
+static inline const char *nt_routine_name(int clear)
+{
+	return clear == NT_CLEAR_CLZERO ? "clzero" :
+	       clear == NT_CLEAR_MOVNTI ? "movnti" : "clear_pages";
+}
+
+/* A folio order of the table in bytes; 0: never */
+static inline unsigned long nt_order_bytes(unsigned int order)
+{
+	return order == NT_NEVER ? 0 : 4096UL << order;
 }
 
 /* 32M, 64K, 1G: a folio size as touch prints it */
@@ -240,24 +204,27 @@ static inline const char *nt_size_str(unsigned long b, char *buf, size_t n)
 	return buf;
 }
 
-/* "clear movnti from 32M, copy movnti from 2M (Emerald Rapids)" */
-static inline const char *nt_policy_str(const struct nt_harness_decision *d, char *buf, size_t n)
+/* "clear movnti from 1G, copy movnti from 2M (Emerald Rapids)" */
+static inline const char *nt_policy_str(const struct nt_decision *d, char *buf, size_t n)
 {
-	char c[64], p[64], s[24];
-	const struct nt_policy *pol = &d->policy;
+	const struct nt_part *p = d->part;
+	char c[64], q[64], s[24];
 
-	if (pol->clear == NT_CLEAR_PAGES)
-		snprintf(c, sizeof(c), "clear clear_pages (nothing cold)");
+	if (p->clear == NT_CLEAR_CACHED) {
+		snprintf(buf, n, "nothing cold (%s)", p->name ? p->name : "default rule");
+		return buf;
+	}
+	if (p->clear_order == NT_NEVER)
+		snprintf(c, sizeof(c), "clear %s never", nt_routine_name(p->clear));
 	else
-		snprintf(c, sizeof(c), "clear %s from %s", nt_routine_name(pol->clear),
-			 nt_size_str(pol->clear_from, s, sizeof(s)));
-	if (pol->copy == NT_CLEAR_PAGES)
-		snprintf(p, sizeof(p), "copy copy_mc (nothing cold)");
+		snprintf(c, sizeof(c), "clear %s from %s", nt_routine_name(p->clear),
+			 nt_size_str(nt_order_bytes(p->clear_order), s, sizeof(s)));
+	if (p->copy_order == NT_NEVER)
+		snprintf(q, sizeof(q), "copy movnti never");
 	else
-		snprintf(p, sizeof(p), "copy %s from %s", nt_routine_name(pol->copy),
-			 nt_size_str(pol->copy_from, s, sizeof(s)));
-	snprintf(buf, n, "%s, %s (%s)", c, p, d->part ? d->part : "default rule");
+		snprintf(q, sizeof(q), "copy movnti from %s",
+			 nt_size_str(nt_order_bytes(p->copy_order), s, sizeof(s)));
+	snprintf(buf, n, "%s, %s (%s)", c, q, p->name ? p->name : "default rule");
 	return buf;
 }
-
 #endif /* HARNESS_ROUTINES_H */

@@ -609,7 +609,7 @@ static struct stat3 stats(const double *v, int n)
 
 static void print_header(const struct cache_info *ci)
 {
-	struct nt_harness_decision d = nt_this_decision();
+	struct nt_decision d = nt_this_decision();
 	unsigned int fam, model, step;
 	char vendor[13], pol[160];
 

@@ -1,13 +1,13 @@
 /*
- * Userspace stand-in for <asm/cpu_device_id.h>, for the tree's nt_parts.h.
+ * Userspace stand-in for <asm/cpu_device_id.h>, for the tree's nt_parts.c.
  * From the tree itself, found through -idirafter (harness/Makefile):
  * struct x86_cpu_id and the wildcards (<linux/device-id/x86_cpu.h>) and
  * the INTEL_* names (<asm/intel-family.h>). Here: the VFM encoding and the
  * X86_MATCH_VFM* initialisers that nt_parts.h uses (as the tree's, whose
  * header needs <asm/processor.h>), the vendor numbers of <asm/processor.h>,
  * and the two feature bits an entry may ask for. An entry that needs
- * another macro or feature fails to compile here: add it, and its check to
- * nt_cpu_has() in routines.h.
+ * another macro fails to compile here: add it. x86_match_cpu_info() is
+ * match.c's loop, for the fields an entry of nt_parts.c sets.
  */
 #ifndef HARNESS_CPU_DEVICE_ID_H
 #define HARNESS_CPU_DEVICE_ID_H
@@ -82,5 +82,34 @@ typedef unsigned long kernel_ulong_t;
 #define X86_MATCH_VFM_FEATURE(vfm, feature, data)			\
 	X86_MATCH_CPU(VFM_VENDOR(vfm), VFM_FAMILY(vfm), VFM_MODEL(vfm),	\
 		      X86_STEPPING_ANY, feature, X86_CPU_TYPE_ANY, data)
+
+#define X86_MATCH_VENDOR_FEATURE(vendor, feature, data)			\
+	X86_MATCH_CPU(X86_VENDOR_##vendor, X86_FAMILY_ANY, X86_MODEL_ANY,	\
+		      X86_STEPPING_ANY, feature, X86_CPU_TYPE_ANY, data)
+
+#include <asm/processor.h>
+
+static inline const struct x86_cpu_id *x86_match_cpu_info(const struct cpuinfo_x86 *c,
+							  const struct x86_cpu_id *match)
+{
+	const struct x86_cpu_id *m;
+
+	for (m = match; m->flags & X86_CPU_ID_FLAG_ENTRY_VALID; m++) {
+		if (m->vendor != X86_VENDOR_ANY && c->x86_vendor != m->vendor)
+			continue;
+		if (m->family != X86_FAMILY_ANY && c->x86 != m->family)
+			continue;
+		if (m->model != X86_MODEL_ANY && c->x86_model != m->model)
+			continue;
+		if (m->steppings != X86_STEPPING_ANY &&
+		    !(m->steppings & (1U << c->x86_stepping)))
+			continue;
+		if (m->feature != X86_FEATURE_ANY &&
+		    !(c->x86_capability[m->feature / 32] & (1U << (m->feature % 32))))
+			continue;
+		return m;
+	}
+	return NULL;
+}
 
 #endif /* HARNESS_CPU_DEVICE_ID_H */
