@@ -8,8 +8,8 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench harness-calibrate perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
-	debug debug-broken bisect-broken check export status clean distclean help
+	harness harness-bench perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
+	debug debug-broken kunit-broken bisect-broken check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -58,17 +58,12 @@ harness-bench: realise
 	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
 	@build/harness/clearpage bench $(BENCH_ARGS)
 
-## make harness-calibrate  nt_stores=calibrate's procedure and decision on this CPU, checked (CAL_ARGS=...)
-harness-calibrate: realise
-	@$(MAKE) -s -C harness KSRC=$(CURDIR)/build/linux OUT=$(CURDIR)/build/harness
-	@build/harness/clearpage calibrate $(or $(CAL_ARGS),-r 5 -s 128,1024,4096)
-
 ## make perf       build perf from the tree (build/perf/perf) and check its bench mem
 perf: realise
 	@$(S)/perf.sh check
 
 ## make bench      perf bench mem, hugetlb faults and harness touch in ROUNDS rounds on this host (ROUNDS= RUNS= ...),
-##                  ending with the decisions and the nt_parts.h entry they give (scripts/ntbench.py; on a saved
+##                  ending with the decisions and the nt_parts.c entry they give (scripts/ntbench.py; on a saved
 ##                  run: scripts/bench.sh --entry DIR); REPORT=docs/measurements/<name>.md also writes the page
 bench: realise
 	@$(S)/bench.sh
@@ -112,6 +107,11 @@ bisect-broken: realise
 ## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
 debug: realise
 	@$(S)/debug.sh
+
+## make kunit-broken  break copy_mc_movnti()'s residue (two ways) and show the KUnit fault test fails (then restore it)
+kunit-broken: build
+	@$(S)/initramfs.sh
+	@$(S)/kunit-broken.sh
 
 ## make debug-broken  break the tree on purpose and show the debug row fails (then restore it)
 debug-broken: realise

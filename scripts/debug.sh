@@ -90,7 +90,7 @@ WARNING: CPU: 0 PID: 1 at mm/memory.c:7590 folio_zero_user+0x1/0x2
 kernel BUG at mm/memory.c:7590!
 Oops: general protection fault, probably for non-canonical address
 Kernel panic - not syncing: Fatal exception
-UBSAN: shift-out-of-bounds in arch/x86/mm/nt_stores.c:99:1
+UBSAN: shift-out-of-bounds in arch/x86/kernel/cpu/nt_stores.c:99:1
 INFO: task init:1 blocked for more than 120 seconds.
 LOG
 rm -f "$BUILD/logs/debug-scan-bad.log"

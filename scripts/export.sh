@@ -78,7 +78,7 @@ else
 fi
 # The kernel series names the hugetlb series as its prerequisite
 # (format-patch --base: base-commit and prerequisite-patch-id lines).
-format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v3"
+format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v4"
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
@@ -95,3 +95,9 @@ else
 fi
 note "exported $nh hugetlb patches to patches/hugetlb/, $((n - nh - np)) kernel patches to patches/ and $np perf patches to patches/perf/ (base $BASE_VERSION)"
 git -C "$TOP" status --short -- patches | sed 's/^/   /' >&2
+# Issue 10: the placeholder identity cannot be applied by a maintainer (the
+# DCO names a person who certifies it). Say so while it is the author.
+if grep -lq 'nt-stores@example.org' "$PATCHES"/[0-9]*.patch "$PATCHES"/hugetlb/[0-9]*.patch \
+	"$PATCHES"/perf/[0-9]*.patch 2>/dev/null; then
+	note "reminder: From: and Signed-off-by: are the placeholder 'NT Stores Team <nt-stores@example.org>'; whoever posts replaces them with their own identity and sign-off (README.md, Posting)"
+fi
