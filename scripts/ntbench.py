@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ntbench: the analysis of `make bench` runs, and the nt_parts.h entry they give.
+"""ntbench: the analysis of `make bench` runs, and the nt_parts.c entry they give.
 
 The rule (printed by `tables` and `entry` as well):
 
@@ -50,7 +50,9 @@ from collections import namedtuple
 MARGIN = 0.02
 MAINLINE = {"fault": "clear_pages", "copy": "copy_mc"}
 COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
-ENUM = {"movnti": "MOVNTI", "clzero": "CLZERO", "movdir64b": "MOVDIR64B", "copy_mc_movnti": "MOVNTI"}
+# The routines an entry can name (v4: MOVDIR64B is a measured column only).
+ENTRY_COLD = {"fault": ("movnti", "clzero"), "copy": ("copy_mc_movnti",)}
+ENUM = {"movnti": "MOVNTI", "clzero": "CLZERO", "copy_mc_movnti": "MOVNTI"}
 VENDORS = {"GenuineIntel": "X86_VENDOR_INTEL", "AuthenticAMD": "X86_VENDOR_AMD",
            "HygonGenuine": "X86_VENDOR_HYGON"}
 REAL_FOLIOS = [16 << i for i in range(7)] + [2048, 1048576]  # KiB: 16K..1M, 2M, 1G
@@ -280,7 +282,7 @@ Choice = namedtuple("Choice", "routine thr real ser why")  # routine None: none 
 def choose(decs, sec, unit):
     """The entry's routine for SEC ('fault': clear, 'copy') in UNIT, by the rule."""
     cands, why = {}, []
-    for r in COLD[sec]:
+    for r in ENTRY_COLD[sec]:
         ser = series(decs, r, unit)
         if not ser:
             continue
@@ -302,10 +304,10 @@ def choose(decs, sec, unit):
 
 
 def wrap(text, width=110):
-    """Fold TEXT's long lines (not the nt_parts.h line) at WIDTH, continuing indented."""
+    """Fold TEXT's long lines (not the nt_parts.c entry's two) at WIDTH, continuing indented."""
     out = []
     for line in text.splitlines():
-        if len(line) <= width or line.startswith("X86_MATCH"):
+        if len(line) <= width or line.startswith(("X86_MATCH", "static const struct nt_part")):
             out.append(line)
         else:
             ind = " " * (len(line) - len(line.lstrip()) + 4)
@@ -323,13 +325,28 @@ def confidence(n):
     return 1 - 2.0 ** (1 - n) if n >= 1 else 0.0
 
 
+def order_name(k):
+    """A folio size in KiB as nt_parts.c writes its order; 0/None: NT_NEVER."""
+    if not k:
+        return "NT_NEVER"
+    return {2048: "PMD_ORDER", 1048576: "PUD_ORDER"}.get(k, str((k // 4).bit_length() - 1))
+
+
 def entry_line(cpu, name, clear, copy):
-    """The nt_parts.h line; clear/copy: (ENUM, KiB or 0)."""
+    """The nt_parts.c entry: a named struct and its row; clear/copy: (ENUM, KiB or 0)."""
     vendor, fam, model, step = cpu[:4]
-    sz = lambda k: "SZ_" + sname(k) if k else "0"
-    return 'X86_MATCH_VFM_STEPS(VFM_MAKE(%s, %#x, %#x), %#x, %#x, NT_PART("%s", %s, %s, %s, %s)),' % (
-        VENDORS.get(vendor, "X86_VENDOR_UNKNOWN"), fam, model, step, step, name,
-        clear[0], sz(clear[1]), copy[0], sz(copy[1]))
+    routine = clear[0] if clear[0] != "CACHED" else "CACHED" if copy[0] == "CACHED" else "MOVNTI"
+    slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "part"
+    struct = 'static const struct nt_part nt_%s = { .name = "%s", .clear = NT_CLEAR_%s, ' \
+        '.clear_order = %s, .copy_order = %s };' % (
+            slug, name, routine, order_name(clear[1] if clear[0] != "CACHED" else 0),
+            order_name(copy[1] if copy[0] != "CACHED" else 0))
+    vfm = "VFM_MAKE(%s, %#x, %#x)" % (VENDORS.get(vendor, "X86_VENDOR_UNKNOWN"), fam, model)
+    if routine == "CLZERO":     # never on a CPU that hides CLZERO
+        row = "X86_MATCH_VFM_FEATURE(%s, X86_FEATURE_CLZERO, &nt_%s)," % (vfm, slug)
+    else:
+        row = "X86_MATCH_VFM_STEPS(%s, %#x, %#x, &nt_%s)," % (vfm, step, step, slug)
+    return struct + "\n" + row
 
 
 def cpu_text(cpu):
@@ -339,18 +356,25 @@ def cpu_text(cpu):
 
 # ---- the tree's policy ---------------------------------------------------
 
+def order_kib(o):
+    """NEVER, PMD, PUD or an order (clearpage policy -k) -> KiB; 0: never."""
+    return {"NEVER": 0, "PMD": 2048, "PUD": 1048576}.get(o, 4 << int(o) if o.isdigit() else 0)
+
+
 def ask_policy(cmd, cpu):
-    """Run `CMD VENDOR FAMILY MODEL STEPPING CLZERO MOVDIR64B` -> (policy dict, None) or (None, error)."""
-    args = shlex.split(cmd) + [cpu[0], "%#x" % cpu[1], "%#x" % cpu[2], str(cpu[3]), str(cpu[4]), str(cpu[5])]
+    """Run `CMD VENDOR FAMILY MODEL STEPPING CLZERO` -> (policy dict, None) or (None, error)."""
+    args = shlex.split(cmd) + [cpu[0], "%#x" % cpu[1], "%#x" % cpu[2], str(cpu[3]), str(cpu[4])]
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, "policy command failed: %s" % e
     f = p.stdout.strip().split()
-    if p.returncode or len(f) < 5:
+    if p.returncode or len(f) < 4:
         return None, "policy command failed (status %d): %s" % (p.returncode, (p.stderr or p.stdout).strip()[:200])
-    name = " ".join(f[5:]) if f[4] == "table" else None
-    return {"clear": (f[0], kib(f[1])), "copy": (f[2], kib(f[3])), "name": name, "line": " ".join(f)}, None
+    name = " ".join(f[4:]) if f[3] == "table" else None
+    copy = "CACHED" if f[0] == "CACHED" else "MOVNTI"
+    return {"clear": (f[0], order_kib(f[1])), "copy": (copy, order_kib(f[2])), "name": name,
+            "line": " ".join(f)}, None
 
 
 def policy_diff(entry, tree):
@@ -358,8 +382,8 @@ def policy_diff(entry, tree):
     out = []
     for part in ("clear", "copy"):
         (er, ek), (tr, tk) = entry[part], tree[part]
-        es = cold_set(ek) if er != "CLEAR_PAGES" else frozenset()
-        ts = cold_set(tk) if tr != "CLEAR_PAGES" else frozenset()
+        es = cold_set(ek) if er != "CACHED" else frozenset()
+        ts = cold_set(tk) if tr != "CACHED" else frozenset()
         if es != ts or (es and er != tr):
             desc = lambda r, s: "%s at %s" % (r, ", ".join(map(sname, sorted(s)))) if s else "none cold"
             out.append("%s: entry %s, the tree %s" % (part, desc(er, es), desc(tr, ts)))
@@ -371,7 +395,7 @@ def policy_check(tree, decs, unit):
     lines, ok = [], True
     for part, sec in (("clear", "fault"), ("copy", "copy")):
         routine, k = tree[part]
-        if routine == "CLEAR_PAGES" or not k:
+        if routine == "CACHED" or not k:
             lines.append("%s: none cold" % part)
             continue
         name = "copy_mc_movnti" if sec == "copy" else routine.lower()
@@ -531,7 +555,7 @@ def decision_of(runs, unit, margin):
     """(entry dict {clear, copy: (ENUM, KiB)}, choices, decs) for pooled RUNS."""
     decs = {sec: analyse(runs, sec, margin)[0] for sec in ("fault", "copy")}
     ch = {part: choose(decs[sec], sec, unit) for part, sec in (("clear", "fault"), ("copy", "copy"))}
-    ent = {p: (ENUM[c.routine], c.real) if c.routine else ("CLEAR_PAGES", 0) for p, c in ch.items()}
+    ent = {p: (ENUM[c.routine], c.real) if c.routine else ("CACHED", 0) for p, c in ch.items()}
     return ent, ch, decs
 
 
@@ -539,7 +563,7 @@ def decision_lines(runs, unit, margin, name):
     """The entry line and the ratios it rests on, for pooled RUNS: (lines, entry)."""
     n = rounds_of(runs)
     ent, ch, decs = decision_of(runs, unit, margin)
-    out = ["nt_parts.h entry for %s, unit %s, %d rounds (confidence %.2f %%%s):" % (
+    out = ["nt_parts.c entry for %s, unit %s, %d rounds (confidence %.2f %%%s):" % (
         cpu_text(runs[0].cpu), unit, n, 100 * confidence(n), "; fewer than 3 rounds: all undecided" if n < 3 else ""),
         entry_line(runs[0].cpu, name, ent["clear"], ent["copy"])]
     for part, c in ch.items():
@@ -626,16 +650,16 @@ def old_entry(o):
     for part, sec in (("clear", "fault"), ("copy", "copy")):
         tab = o.tables.get(sec, {})
         if not tab:
-            ent[part] = ("CLEAR_PAGES", 0)
+            ent[part] = ("CACHED", 0)
             continue
         big = max(tab)
         base = tab[big].get(MAINLINE[sec])
-        cands = {v: tab[big][v] / base for v in COLD[sec] if v in tab[big] and old_cross(tab, v, sec)}
+        cands = {v: tab[big][v] / base for v in ENTRY_COLD[sec] if v in tab[big] and old_cross(tab, v, sec)}
         best = min(cands, key=cands.get) if cands else None
         mv = "movnti" if sec == "fault" else "copy_mc_movnti"
         if best and best != mv and mv in cands and not cands[best] <= 0.95 * cands[mv]:
             best = mv
-        ent[part] = (ENUM[best], real_folio(old_cross(tab, best, sec))) if best else ("CLEAR_PAGES", 0)
+        ent[part] = (ENUM[best], real_folio(old_cross(tab, best, sec))) if best else ("CACHED", 0)
     return ent
 
 
@@ -718,7 +742,7 @@ def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
     run = runs[0]
     m = run.meta
     ent, status = entry_text(runs, old, policy_cmd, unit, margin, recorded_new)
-    pm = re.search(r'NT_PART\("([^"]*)"', ent)
+    pm = re.search(r'\.name = "([^"]*)"', ent)
     name = pm.group(1) if pm and pm.group(1) != "<name>" else m.get("cpu", "this CPU").split(":")[0]
     machine = m.get("machine", "not recorded")
     kind = "bare metal" if "bare metal" in machine else "VM" if "VM" in machine or "hypervisor flag" in machine else "?"
@@ -804,7 +828,7 @@ def main(argv=None):
     sub = p.add_subparsers(dest="cmd", parser_class=Parser)
     t = sub.add_parser("tables", help="bench.txt of a run")
     t.add_argument("dir")
-    e = sub.add_parser("entry", help="the nt_parts.h entry of runs")
+    e = sub.add_parser("entry", help="the nt_parts.c entry of runs")
     e.add_argument("paths", nargs="+")
     r = sub.add_parser("report", help="a page for docs/measurements")
     r.add_argument("page")

@@ -135,7 +135,7 @@ class Decisions(Base):
         self.assertEqual(self.decs(d)["movnti"][2048].kind, "undecided")
         rc, out, _ = cli("entry", d)
         self.assertIn("fewer than 3 rounds: all undecided", out)
-        self.assertIn("NT_PART(\"<name>\", CLEAR_PAGES, 0, CLEAR_PAGES, 0)", out)
+        self.assertIn(".clear = NT_CLEAR_CACHED, .clear_order = NT_NEVER, .copy_order = NT_NEVER }", out)
 
     def test_confidence(self):
         self.assertAlmostEqual(ntbench.confidence(5), 0.9375)
@@ -153,7 +153,7 @@ class Decisions(Base):
     def test_proxy_32m_is_1g(self):
         d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}))
         rc, out, _ = cli("entry", d)
-        self.assertIn('NT_PART("<name>", MOVNTI, SZ_1G, CLEAR_PAGES, 0)', out)
+        self.assertIn('.clear = NT_CLEAR_MOVNTI, .clear_order = PUD_ORDER, .copy_order = NT_NEVER }', out)
         self.assertIn("SZ_1G only", out)
         self.assertEqual(ntbench.real_folio(32768), 1048576)
         self.assertEqual(ntbench.real_folio(64), 64)
@@ -180,20 +180,20 @@ class Decisions(Base):
         d = write_run(os.path.join(self.d, "r"), fault=fault, unit="32M")
         runs = ntbench.load(d)[0]
         self.assertEqual(ntbench.decision_of(runs, "32M", 0.02)[0]["clear"], ("MOVNTI", 16))
-        self.assertEqual(ntbench.decision_of(runs, "range", 0.02)[0]["clear"], ("CLEAR_PAGES", 0))
-        self.assertIn("MOVNTI, SZ_16K", cli("entry", d)[1])           # the meta's cold_unit: 32M
-        self.assertIn("CLEAR_PAGES, 0", cli("entry", "--unit", "range", d)[1])
+        self.assertEqual(ntbench.decision_of(runs, "range", 0.02)[0]["clear"], ("CACHED", 0))
+        self.assertIn("NT_CLEAR_MOVNTI, .clear_order = 2,", cli("entry", d)[1])           # the meta's cold_unit: 32M
+        self.assertIn(".clear = NT_CLEAR_CACHED, .clear_order = NT_NEVER", cli("entry", "--unit", "range", d)[1])
         self.assertIn("movnti range vs 32M units (median ratio): 1G 1.05/0.90", cli("tables", d)[1])
         self.assertIn("movnti range vs 32M units", cli("entry", d)[1])
 
     def test_copy_entry(self):
         d = write_run(os.path.join(self.d, "a"), copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
-        self.assertIn("CLEAR_PAGES, 0, MOVNTI, SZ_2M)", cli("entry", d)[1])
+        self.assertIn(".clear_order = NT_NEVER, .copy_order = PMD_ORDER }", cli("entry", d)[1])
         d = write_run(os.path.join(self.d, "b"), copy={(2048, "copy_mc_movnti"): [0.9, 1.0, 0.9, 0.9, 0.9],
                                                        (1048576, "copy_mc_movnti/32M"): 0.9})
-        self.assertIn("CLEAR_PAGES, 0, MOVNTI, SZ_1G)", cli("entry", d)[1])
+        self.assertIn(".clear_order = NT_NEVER, .copy_order = PUD_ORDER }", cli("entry", d)[1])
         d = write_run(os.path.join(self.d, "c"), copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 1.0})
-        self.assertIn("CLEAR_PAGES, 0, CLEAR_PAGES, 0)", cli("entry", d)[1])
+        self.assertIn(".clear = NT_CLEAR_CACHED, .clear_order = NT_NEVER, .copy_order = NT_NEVER }", cli("entry", d)[1])
 
 
 class Policy(Base):
@@ -201,8 +201,8 @@ class Policy(Base):
         same = ntbench.policy_diff({"clear": ("MOVNTI", 1048576), "copy": ("MOVNTI", 2048)},
                                    {"clear": ("MOVNTI", 32768), "copy": ("MOVNTI", 2048)})
         self.assertEqual(same, "")
-        self.assertEqual(ntbench.policy_diff({"clear": ("CLEAR_PAGES", 0), "copy": ("CLEAR_PAGES", 0)},
-                                             {"clear": ("MOVNTI", 0), "copy": ("CLEAR_PAGES", 0)}), "")
+        self.assertEqual(ntbench.policy_diff({"clear": ("CACHED", 0), "copy": ("CACHED", 0)},
+                                             {"clear": ("MOVNTI", 0), "copy": ("CACHED", 0)}), "")
         diff = ntbench.policy_diff({"clear": ("CLZERO", 64), "copy": ("MOVNTI", 2048)},
                                    {"clear": ("CLZERO", 2048), "copy": ("MOVNTI", 2048)})
         self.assertIn("clear", diff)
@@ -211,12 +211,12 @@ class Policy(Base):
     def test_cmd_compare_and_check(self):
         d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}),
                       copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI SZ_32M MOVNTI SZ_2M table Zen 5"), d)
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI PUD PMD table Zen 5"), d)
         self.assertEqual(rc, 0)
-        self.assertIn('NT_PART("Zen 5", MOVNTI, SZ_1G, MOVNTI, SZ_2M)', out)
+        self.assertIn('nt_zen_5 = { .name = "Zen 5", .clear = NT_CLEAR_MOVNTI, .clear_order = PUD_ORDER, .copy_order = PMD_ORDER }', out)
         self.assertIn("table Zen 5: same", out)
         self.assertIn("(ok)", out)
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI SZ_2M MOVNTI SZ_2M default"), d)
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI PMD PMD default"), d)
         self.assertIn("differs: clear", out)
         self.assertIn("NOT decided faster at 2M", out)
         self.assertIn("NOT ok", out)
@@ -232,20 +232,20 @@ class Pooling(Base):
         o = write_run(os.path.join(self.d, "o"), fault=full({"movnti": 0.5}),
                       cpuid="GenuineIntel 6 0xcf 2 clzero=0 movdir64b=1")
         rc, out, _ = cli("entry", a, "--recorded", b, o)
-        self.assertIn("CLEAR_PAGES, 0", out.split("with the recorded runs")[0])
+        self.assertIn(".clear = NT_CLEAR_CACHED", out.split("with the recorded runs")[0])
         pooled = out.split("with the recorded runs")[1]
         self.assertIn("2 runs, 4 rounds", pooled)
-        self.assertIn("MOVNTI, SZ_16K", pooled)
+        self.assertIn("NT_CLEAR_MOVNTI, .clear_order = 2,", pooled)
         self.assertNotIn(o, pooled)
         rc, out, _ = cli("entry", a, b)                       # two PATHs of one CPU: pooled
-        self.assertIn("MOVNTI, SZ_16K", out)
+        self.assertIn("NT_CLEAR_MOVNTI, .clear_order = 2,", out)
         # as make bench calls it: bench.runs files, a page of the same run (counted once), an empty list
         page = os.path.join(self.d, "a.md")
         self.assertEqual(cli("report", page, a)[0], 0)
         rc, out, _ = cli("tables", a, "--recorded", os.path.join(b, "bench.runs"), page)
         self.assertEqual(rc, 0)
         self.assertIn("2 runs, 4 rounds", out)
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("CLEAR_PAGES 0 MOVNTI SZ_1G default"),
+        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI NEVER PUD default"),
                          "--recorded", "--", a)
         self.assertEqual(rc, 0)
         self.assertIn("no other recorded new-format run", out)
@@ -312,7 +312,8 @@ class Old(Base):
         self.assertIn("2M 0.98: stand (one call per range in both models)", out)
         self.assertIn("1G 0.74: provisional until re-measured", out)
         self.assertIn("provisional (the copy order was wrong everywhere)", out)
-        self.assertIn('NT_PART("<name>", CLZERO, SZ_2M, MOVNTI, SZ_1G))', out)
+        self.assertIn('.clear = NT_CLEAR_CLZERO, .clear_order = PMD_ORDER, .copy_order = PUD_ORDER }', out)
+        self.assertIn('X86_MATCH_VFM_FEATURE(VFM_MAKE(X86_VENDOR_AMD, 0x1a, 0x2), X86_FEATURE_CLZERO, &nt_', out)
         # with a new run of the CPU: history shown, never pooled
         d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": 1.1}), rounds=2)
         rc, out, _ = cli("entry", d, "--recorded", p)
@@ -340,9 +341,9 @@ class Cli(Base):
         rc, out, _ = cli_raw("tables", d)
         self.assertEqual(rc, 0)
         for want in ("a. perf bench mem", "b. the HOST kernel", "host kernel: 6.18", "c. touch fault",
-                     "c. touch copy", "touch pollute", "nt_parts.h entry", "movnt/stosb"):
+                     "c. touch copy", "touch pollute", "nt_parts.c entry", "movnt/stosb"):
             self.assertIn(want, out)
-        self.assertLessEqual(max(len(x) for x in out.splitlines() if not x.startswith("X86_MATCH")), 110)
+        self.assertLessEqual(max(len(x) for x in out.splitlines() if not x.startswith(("X86_MATCH", "static const struct nt_part"))), 110)
 
     def test_report(self):
         d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": [0.9, 0.91, 0.92]}), rounds=3)
