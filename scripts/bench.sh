@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: measure on this host, in ROUNDS rounds spread over the run,
 # with perf and the harness built from the realised tree; the analysis, the
-# decision with its confidence and the nt_parts.h entry are
+# decision with its confidence and the nt_parts.c entry are
 # scripts/ntbench.py's. Each round runs, one after the other:
 #   a. perf bench mem memset (and memcpy with SUITE): one call over a buffer
 #      of 4 KiB pages (the seed's table), one call over 2 MiB hugetlb pages
