@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
-	debug debug-broken kunit-broken bisect-broken check export status clean distclean help
+	debug debug-broken kunit-broken series-size bisect-broken check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -107,6 +107,10 @@ bisect-broken: realise
 ## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
 debug: realise
 	@$(S)/debug.sh
+
+## make series-size  the NT series' insertions (at most 1800) and deletions of its own earlier lines (at most 20)
+series-size: realise
+	@$(S)/series-size.sh
 
 ## make kunit-broken  break copy_mc_movnti()'s residue (two ways) and show the KUnit fault test fails (then restore it)
 kunit-broken: build
