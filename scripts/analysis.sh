@@ -4,7 +4,7 @@
 #     the page on made-up runs with known answers (unittest);
 #   - a small make bench (3 rounds of one run, small sizes): it must run
 #     to its end, write bench.runs with every kind of measurement and a
-#     bench.txt with the entry line, and leave the hugetlb pools as it
+#     bench.txt with the entry (struct and row), and leave the hugetlb pools as it
 #     found them. Its numbers mean nothing (three tiny rounds).
 . "$(dirname "$0")/lib.sh"
 
@@ -36,7 +36,8 @@ small_bench() {
 		awk -v k="$k" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
 			{ echo "bench.runs has no '$k' line"; return 1; }
 	done
-	grep -E '^X86_MATCH_VFM' "$b/bench.txt" || { echo "bench.txt has no entry line"; return 1; }
+	grep -E '^static const struct nt_part nt_' "$b/bench.txt" || { echo "bench.txt has no entry struct"; return 1; }
+	grep -E '^X86_MATCH_VFM' "$b/bench.txt" || { echo "bench.txt has no entry row"; return 1; }
 	grep -E 'undecided|cold|cached' "$b/bench.txt" | head -5
 }
 {

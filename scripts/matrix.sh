@@ -31,7 +31,7 @@ fi
 [ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 
 total_pass=0 total_fail=0 total_skip=0
-# The thresholds column: clear/copy, as K, M or G (or off).
+# The thresholds column: clear/copy, as K, M or G (or never).
 size_h() {
 	case $1 in
 	""|*[!0-9]*) echo "${1:-?}" ;;
