@@ -12,14 +12,6 @@
 mkdir -p "$BUILD/logs" "$BUILD/results"
 log=$BUILD/logs/analysis.log
 n=0 pass=0 fail=0
-t() {	# t NAME COMMAND...: one KTAP result; the command's output as comments
-	local o rc=0
-	n=$((n + 1))
-	o=$("${@:2}" 2>&1) || rc=$?
-	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok $n $1"
-	else fail=$((fail + 1)); echo "not ok $n $1"; fi
-	[ -z "$o" ] || sed 's/^/# /' <<<"$o"
-}
 unit_tests() {
 	(cd "$TOP" && python3 -m unittest discover -s scripts -p 'test_*.py' 2>&1)
 }
@@ -42,12 +34,8 @@ small_bench() {
 }
 {
 	echo "KTAP version 1"
-	t ntbench_unit_tests unit_tests
-	t make_bench_small small_bench
+	ktap_run ntbench_unit_tests unit_tests
+	ktap_run make_bench_small small_bench
 	echo "# analysis: $pass passed, $fail failed"
 } 2>&1 | tee "$log"
-read -r p f < <(awk '/^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
-	END { printf "%d %d\n", p, f }' "$log")
-echo "$p $f 0" >"$BUILD/results/analysis.counts"
-echo "analysis: $p passed, $f failed"
-[ "$f" = 0 ]
+ktap_counts analysis "$log"

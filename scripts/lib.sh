@@ -128,6 +128,26 @@ ktap() {
 	for w in "$@"; do [ -z "$w" ] || echo "# $w"; done
 }
 
+# ktap_run NAME COMMAND...: COMMAND as one KTAP result (n, pass and fail
+# as ktap()'s), its output as comments
+ktap_run() {
+	local o rc=0
+	o=$("${@:2}" 2>&1) || rc=$?
+	ktap "$([ $rc = 0 ] && echo 1 || echo 0)" "$1"
+	[ -z "$o" ] || sed 's/^/# /' <<<"$o"
+}
+
+# ktap_counts STAGE LOG: the top-level results of LOG (subtests, indented,
+# are not counted) into build/results/STAGE.counts; fails if any failed
+ktap_counts() {
+	local p f
+	read -r p f < <(awk '/^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
+		END { printf "%d %d\n", p, f }' "$2")
+	echo "$p $f 0" >"$BUILD/results/$1.counts"
+	echo "$1: $p passed, $f failed"
+	[ "$f" = 0 ]
+}
+
 # uapi_headers <dir>: the realised tree's "make headers" in <dir> (out of
 # tree), again only when the tree's uapi changed; for the kselftest builds.
 uapi_headers() {

@@ -23,14 +23,6 @@ fi
 
 log=$BUILD/logs/perf-check.log
 n=0 pass=0 fail=0
-t() {	# t NAME COMMAND...: one KTAP result; the command's output as comments
-	local o rc=0
-	n=$((n + 1))
-	o=$("${@:2}" 2>&1) || rc=$?
-	if [ $rc = 0 ]; then pass=$((pass + 1)); echo "ok $n $1"
-	else fail=$((fail + 1)); echo "not ok $n $1"; fi
-	[ -z "$o" ] || sed 's/^/# /' <<<"$o"
-}
 in_sync() {	# the mem*_64.S copies equal the kernel's, as check-headers.sh sees it
 	local o f rc=0
 	# check-headers.sh's own ignore rules for these two files
@@ -70,17 +62,13 @@ memcheck() {
 }
 {
 	echo "KTAP version 1"
-	t tools_mem_copies_in_sync in_sync
-	t memset_names names memset x86-64-unrolled x86-64-stosb x86-64-stosq x86-64-movnt
-	t memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movsq x86-64-movnt
-	t old_names_say_what_they_run old_names
-	t memset_movnt_1GB_prints_GB_per_sec gbs
-	t memcheck_perf_objects_equal_glibc memcheck
+	ktap_run tools_mem_copies_in_sync in_sync
+	ktap_run memset_names names memset x86-64-unrolled x86-64-stosb x86-64-stosq x86-64-movnt
+	ktap_run memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movsq x86-64-movnt
+	ktap_run old_names_say_what_they_run old_names
+	ktap_run memset_movnt_1GB_prints_GB_per_sec gbs
+	ktap_run memcheck_perf_objects_equal_glibc memcheck
 	echo "# perf: $pass passed, $fail failed"
 } 2>&1 | tee "$log"
 # The top-level results; memcheck's own are in the log, as subtests.
-read -r p f < <(awk '/^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
-	END { printf "%d %d\n", p, f }' "$log")
-echo "$p $f 0" >"$BUILD/results/perf.counts"
-echo "perf: $p passed, $f failed"
-[ "$f" = 0 ]
+ktap_counts perf "$log"
