@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
-	debug debug-broken kunit-broken series-size bisect-broken check export status clean distclean help
+	debug debug-broken kunit-broken series-size bisect-broken deb bench-kernel package check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -121,7 +121,20 @@ kunit-broken: build
 debug-broken: realise
 	@DEBUG_BROKEN=1 $(S)/debug.sh
 
-## make check      checkpatch, bisect, build, matrix, harness, perf, selftests, analysis, mmtests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
+## make deb        Debian packages of the series for this machine (DEB_CONFIG= local (default), full, tiny or a file)
+deb: realise
+	@$(S)/deb.sh
+
+## make bench-kernel  as root, booted into the series (make deb): the in-kernel measurement, its decision and entry
+##                  (ROUNDS= RUNS= MIB= GPAGES=; REPORT=docs/measurements/<name>.md also writes the page)
+bench-kernel: realise
+	@$(S)/bench-kernel.sh
+
+## make package    make deb DEB_CONFIG=tiny, its kernel booted, bench-kernel's target script run in that guest
+package: build
+	@$(S)/package.sh
+
+## make check      checkpatch, series-size, bisect, build, matrix, harness, perf, selftests, package, analysis, mmtests, sparse, builds, htmldocs, debug (BISECT=0: no bisect)
 check: realise
 	@$(S)/check.sh
 
@@ -142,7 +155,7 @@ status:
 
 clean:
 	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj \
-		build/logs build/results build/initramfs.cpio
+		build/logs build/results build/initramfs.cpio build/deb build/package-extra build/package-initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)
 distclean:

@@ -39,7 +39,7 @@ else
 	want_thr='?' want_cthr='?'
 fi
 [ $check_only = 1 ] && exit 0
-kernel=$OBJ/arch/x86/boot/bzImage
+kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 initrd=${INITRD:-$BUILD/initramfs.cpio}
 [ -f "$initrd" ] || "$TOP/scripts/initramfs.sh" "$initrd"

@@ -11,8 +11,8 @@ mkdir -p "$res"
 # folder, ending with HEAD, so that the build stage after it has nothing
 # left to do; BISECT=0 skips it (the build stage then builds HEAD), and
 # "make bisect" runs it alone.
-default="checkpatch series-size bisect build matrix harness perf selftests analysis mmtests sparse builds htmldocs debug"
-[ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests analysis mmtests sparse builds htmldocs debug"
+default="checkpatch series-size bisect build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
+[ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 stages=${CHECK_STAGES:-$default}
 for s in $stages; do
 	echo "=== $s" >&2

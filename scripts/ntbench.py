@@ -767,6 +767,124 @@ def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
     return status
 
 
+# ---- the in-kernel measurement (make bench-kernel) ---------------------------
+
+KTESTS = (("touch", "fault-then-touch (pf-hugetlb -t touch)", "clear"),
+          ("cow", "CoW copy (pf-hugetlb -t cow)", "copy"),
+          ("demand", "demand faults (perf bench mem mmap -f demand)", None))
+KSIZES = {2048: "2M", 1048576: "1G"}
+
+
+def kernel_parse(text):
+    """(meta, {(test, kB): {round: {setting: GB/s}}}) from bench-kernel's lines, wherever they sit in TEXT."""
+    meta, data = {}, {}
+    for line in text.splitlines():
+        m = re.search(r"NT-BENCH-META (\w+)=(.*)$", line)
+        if m:
+            meta.setdefault(m.group(1), m.group(2).strip())
+            continue
+        m = re.search(r"NT-BENCH (\d+) (\S+) (\d+) (\S+) ([0-9.]+)\s*$", line)
+        if m:
+            data.setdefault((m.group(2), int(m.group(3))), {}).setdefault(
+                int(m.group(1)), {})[m.group(4)] = float(m.group(5))
+    return meta, data
+
+
+def kernel_decisions(data, margin=MARGIN):
+    """{(test, kB): (Dec of time cold / time mainline, mainline GB/s list, cold GB/s list)}."""
+    out = {}
+    for key, rounds in data.items():
+        if key[0] == "memset":
+            continue
+        both = [r for r in sorted(rounds) if {"mainline", "cold"} <= set(rounds[r])]
+        ratios = [rounds[r]["mainline"] / rounds[r]["cold"] for r in both if rounds[r]["cold"] > 0]
+        out[key] = (decide(ratios, margin), [rounds[r]["mainline"] for r in both],
+                    [rounds[r]["cold"] for r in both])
+    return out
+
+
+def kernel_text(meta, data, margin=MARGIN):
+    """The table, the decisions and the entry line of an in-kernel run; (text, status)."""
+    decs = kernel_decisions(data, margin)
+    if not decs:
+        return "bench-kernel: no NT-BENCH lines with both settings\n", 1
+    cpu = meta.get("cpu", "?/0/0/0").split("/")
+    try:
+        cpu = (cpu[0], int(cpu[1]), int(cpu[2]), int(cpu[3]))
+    except (IndexError, ValueError):
+        cpu = ("?", 0, 0, 0)
+    n = max(d.n for d, _, _ in decs.values())
+    out = ["in-kernel measurement: %s (%s), %s, kernel %s, %s CPUs" % (
+        meta.get("cpu", "?"), meta.get("name", "?"), {"vm": "VM", "bare-metal": "bare metal"}.get(
+            meta.get("virt"), "?"), meta.get("kernel", "?"), meta.get("ncpu", "?")),
+        "the kernel's decision at boot: %s; clear %s, copy %s (knob bytes, 0: never)" % (
+            meta.get("boot", "?"), meta.get("clear", "?"), meta.get("copy", "?")),
+        "settings: %s; init_on_alloc %s" % (meta.get("settings", "?"), meta.get("init_on_alloc", "?")),
+        "rule: per round, ratio = time with the knob at the folio size (cold) / at 0 (mainline) = "
+        "GB/s mainline / GB/s cold;",
+        "  cold if the max over rounds < 1 - margin (%g), cached if the min >= 1 - margin, else undecided;" % margin,
+        "  [min, max] holds the median ratio with confidence %.1f %% (%d rounds)" % (100 * confidence(n), n), "",
+        "%-44s %5s %18s %18s %20s  %s" % ("test", "folio", "mainline GB/s", "cold GB/s", "cold/mainline",
+                                             "decision")]
+    for test, title, _ in KTESTS:
+        for kb in sorted(k for t, k in decs if t == test):
+            d, ml, cl = decs[(test, kb)]
+            out.append("%-44s %5s %18s %18s %20s  %s" % (
+                title, KSIZES.get(kb, "%dK" % kb), mmm(ml), mmm(cl),
+                "%s [%s-%s] n=%d" % (fmt(d.med), fmt(d.lo), fmt(d.hi), d.n) if d.n else "-", d.kind))
+    for kb in sorted(k for t, k in data if t == "memset"):
+        rounds = data[("memset", kb)]
+        for var in sorted({v for r in rounds.values() for v in r}):
+            out.append("%-44s %5s %18s" % ("perf bench mem memset -f " + var, KSIZES.get(kb, ""),
+                                           mmm([r[var] for r in rounds.values() if var in r])))
+    # The entry: each kind's threshold from its decisions, with the routine
+    # this kernel patched in (a routine is compared by a second boot).
+    ent = {}
+    for test, _, kind in KTESTS:
+        if not kind:
+            continue
+        thr, und = threshold({kb: decs[(t, kb)][0] for t, kb in decs if t == test})
+        routine = meta.get(kind, "?").split()[0]
+        ent[kind] = (thr, und, routine)
+    out.append("")
+    for kind in ("clear", "copy"):
+        thr, und, routine = ent[kind]
+        out.append("%s: %s%s" % (kind, "%s from %s folios" % (routine, KSIZES.get(thr, thr)) if thr else "never cold",
+                                 "; undecided at %s" % ", ".join(KSIZES.get(u, str(u)) for u in und) if und else ""))
+    # The clear routine is named wherever anything is cold (the table's
+    # form: "CLZERO, never" for a part that only copies cold).
+    anything = ent["clear"][0] or ent["copy"][0]
+    clear = (ENUM.get(ent["clear"][2], "MOVNTI"), ent["clear"][0] or 0) if anything else ("CACHED", 0)
+    copy = ("MOVNTI", ent["copy"][0]) if ent["copy"][0] else ("CACHED", 0)
+    name = meta.get("name", "part").split("@")[0].strip() or "part"
+    out += ["", "entry for %s (the routine is this boot's; another routine needs a second boot, "
+            "e.g. clearcpuid=clzero):" % meta.get("cpu", "?"), entry_line(cpu, name, clear, copy)]
+    now = {}
+    for kind in ("clear", "copy"):
+        f = meta.get(kind, "? 0").split()
+        now[kind] = int(f[1]) // 1024 if len(f) > 1 and f[1].isdigit() else None
+    same = all((now[k] or None) == ent[k][0] for k in ("clear", "copy"))
+    at = lambda k: "from " + KSIZES.get(k, "%dK" % k) if k else "never"
+    out.append("the kernel's table gives: clear %s, copy %s: %s" % (
+        at(now["clear"]), at(now["copy"]),
+        "the same" if same else "differs from this run"))
+    return "\n".join(out) + "\n", 0
+
+
+def kernel_report(page, meta, text, raw):
+    """A docs/measurements page for an in-kernel run."""
+    kind = {"vm": "VM", "bare-metal": "bare metal"}.get(meta.get("virt"), "?")
+    lines = ["# %s (%s): in-kernel measurement, %s" % (meta.get("name", "?"), meta.get("cpu", "?"), kind), "",
+             "Written by `scripts/ntbench.py kernel --report` from `make bench-kernel` (guest/bench-kernel) on a "
+             "kernel of the series. Machine: **%s** (%s)." % (kind, "the CPU shows the hypervisor flag"
+                                                              if kind == "VM" else "no hypervisor flag"), "",
+             "```", text.rstrip(), "```", "", "## Raw lines", "", "```bench-kernel",
+             "\n".join(raw).rstrip(), "```"]
+    with open(page + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.rename(page + ".tmp", page)
+
+
 # ---- plot -------------------------------------------------------------------
 
 def plot(path, margin):
@@ -844,13 +962,17 @@ def main(argv=None):
     s.add_argument("--trials", type=int, default=2000)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--margin", type=float, default=MARGIN)
+    k = sub.add_parser("kernel", help="the table and entry of make bench-kernel's output")
+    k.add_argument("file")
+    k.add_argument("--report")
+    k.add_argument("--margin", type=float, default=MARGIN)
     pl = sub.add_parser("plot", help="touch-fault.png, touch-copy.png (gnuplot)")
     pl.add_argument("dir")
     pl.add_argument("--margin", type=float, default=MARGIN)
     try:
         a = p.parse_args(argv)
         if a.cmd is None:
-            raise UsageError("want a command: tables, entry, report, simulate, plot")
+            raise UsageError("want a command: tables, entry, report, kernel, simulate, plot")
         if a.cmd == "simulate":
             if a.rounds < 1 or a.trials < 1:
                 raise UsageError("--rounds and --trials want at least 1")
@@ -860,6 +982,18 @@ def main(argv=None):
         if a.cmd == "plot":
             plot(a.dir, a.margin)
             return 0
+        if a.cmd == "kernel":
+            with open(a.file, errors="replace") as f:
+                raw = [x[x.index("NT-BENCH"):].rstrip() for x in f if "NT-BENCH" in x]
+            meta, data = kernel_parse("\n".join(raw))
+            text, status = kernel_text(meta, data, a.margin)
+            sys.stdout.write(text)
+            if a.report and status == 0:
+                if os.path.exists(a.report) or not a.report.endswith(".md"):
+                    raise UsageError("%s: want a new .md page (a page is never overwritten)" % a.report)
+                kernel_report(a.report, meta, text, raw)
+                print("report: %s" % a.report)
+            return status
         margin = lambda runs: a.margin if a.margin is not None else float(
             runs[0].meta.get("margin", MARGIN)) if runs else MARGIN
         rec_new, rec_old = gather(a.recorded)

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# make deb: Debian packages (make bindeb-pkg) of the realised tree for the
+# machine this runs on, to boot the series on real hardware.
+#   DEB_CONFIG=   (default) the running kernel's configuration
+#                 (/boot/config-$(uname -r), else /proc/config.gz, else the
+#                 base's x86_64_defconfig), trimmed by localmodconfig to the
+#                 modules loaded now (LSMOD=<file> for another list)
+#   DEB_CONFIG=full   the same without localmodconfig (hours on 2 cores)
+#   DEB_CONFIG=tiny   the workshop's guest kernel (tinyconfig +
+#                 config/nt.config), for tests: boots under QEMU, no modules
+#   DEB_CONFIG=<path> that configuration file
+# On top: Debian's trusted-key settings cleared (they name certificates
+# that only Debian's build has), no debug info (half the build time, no
+# -dbg package), and what the series and make bench-kernel need (DEBUG_FS,
+# HUGETLBFS, TRANSPARENT_HUGEPAGE); the local version names the series.
+# The packages go to build/deb/; the object tree is build/deb/obj-<config>.
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+for c in dpkg-buildpackage fakeroot; do
+	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot (make deps)"
+done
+# "[PATCH v4 00/10]" -> v4
+ver=$(sed -n 's/^Subject: \[PATCH \(v[0-9]*\) .*/\1/p' "$PATCHES/0000-cover-letter.patch" | head -n 1)
+localver=-nt-${ver:-v1}
+kind=${DEB_CONFIG:-local}
+case $kind in
+local | full | tiny) ;;
+*) [ -f "$kind" ] || die "DEB_CONFIG=$kind: not local, full, tiny or a configuration file" ;;
+esac
+tag=$kind
+[ -f "$kind" ] && tag=file
+out=$BUILD/deb
+obj=$out/obj-$tag
+mkdir -p "$obj" "$BUILD/logs"
+log=$BUILD/logs/deb-$tag.log
+kd() { make -C "$SRC" O="$obj" ARCH=x86_64 "$@"; }
+
+# The starting configuration
+case $kind in
+tiny)
+	# The build stage's objects, if it built the same configuration: reuse
+	# them (copied, so that build/obj is left as it is).
+	if [ ! -f "$obj/.config" ] && [ -f "$OBJ/.config" ] && [ -f "$OBJ/vmlinux" ]; then
+		note "reusing the build stage's objects ($OBJ)"
+		cp -a "$OBJ/." "$obj/"
+	fi
+	FRAGMENTS=${FRAGMENTS:-$TOP/config/nt.config} OBJ=$obj TARGET=olddefconfig \
+		"$TOP/scripts/build.sh" >/dev/null 2>&1 || die "tinyconfig + nt.config failed"
+	src="tinyconfig + config/nt.config" ;;
+local | full)
+	if [ -f "/boot/config-$(uname -r)" ]; then
+		cp "/boot/config-$(uname -r)" "$obj/.config"
+		src="/boot/config-$(uname -r)"
+	elif [ -r /proc/config.gz ]; then
+		zcat /proc/config.gz >"$obj/.config"
+		src="/proc/config.gz ($(uname -r))"
+	else
+		kd -s x86_64_defconfig >/dev/null
+		src="x86_64_defconfig (no configuration of the running kernel found)"
+	fi
+	kd -s olddefconfig >/dev/null
+	if [ "$kind" = local ]; then
+		lsmod=${LSMOD:-/proc/modules}
+		note "localmodconfig: keeping the $(wc -l <"$lsmod") modules loaded now ($lsmod)"
+		yes '' | kd -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1 ||
+			die "localmodconfig failed (LSMOD=$lsmod)"
+		src="$src, localmodconfig"
+	fi ;;
+*)
+	cp "$kind" "$obj/.config"
+	src=$kind ;;
+esac
+cfg() { "$SRC/scripts/config" --file "$obj/.config" "$@"; }
+cfg --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+	--set-str LOCALVERSION "$localver" --disable LOCALVERSION_AUTO \
+	--enable DEBUG_FS --enable HUGETLBFS --enable HUGETLB_PAGE --enable TRANSPARENT_HUGEPAGE
+[ "$kind" = tiny ] || cfg --disable DEBUG_INFO --disable DEBUG_INFO_DWARF5 \
+	--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+	--disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
+kd -s olddefconfig >/dev/null
+for o in DEBUG_FS HUGETLBFS TRANSPARENT_HUGEPAGE; do
+	grep -q "^CONFIG_$o=y" "$obj/.config" || die "CONFIG_$o did not take in $obj/.config"
+done
+krel=$(kd -s LOCALVERSION= kernelrelease)
+note "configuration: $src; release $krel; build log $log"
+
+# Build, with a progress line every 30 s (objects compiled so far).
+start=$(date +%s)
+rm -f "$out"/linux-*.deb "$out"/linux-upstream_*
+kd -j"$JOBS" LOCALVERSION= KDEB_PKGVERSION="${krel}-1" bindeb-pkg >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null' INT TERM
+while kill -0 $pid 2>/dev/null; do
+	sleep 30 & wait $!
+	kill -0 $pid 2>/dev/null || break
+	t=$(($(date +%s) - start))
+	printf '>> %d min %02d s: %d objects compiled, last: %s\n' $((t / 60)) $((t % 60)) \
+		"$(grep -c '^  CC ' "$log")" "$(tail -n 1 "$log" | cut -c1-60)" >&2
+done
+wait $pid || { tail -n 30 "$log" >&2; die "bindeb-pkg failed (log: $log)"; }
+t=$(($(date +%s) - start))
+# dpkg-buildpackage writes into the object tree's parent.
+img=$(ls "$out"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n 1)
+[ -n "$img" ] || die "no linux-image-$krel package in $out"
+echo "$krel" >"$out/release-$tag"
+cat <<EOF
+>> built in $((t / 60)) min $((t % 60)) s: $(cd "$out" && ls linux-*"$krel"*.deb | tr '\n' ' ')
+Packages of the series ($ver) for $(uname -m), release $krel, in $out:
+  install:   dpkg -i $out/linux-image-${krel}_*.deb    # and linux-headers-* if you build modules
+             (update-initramfs and update-grub run from the package's hooks)
+  boot once: grub-reboot "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux $krel"
+             reboot       # grub-reboot needs GRUB_DEFAULT=saved in /etc/default/grub (then update-grub);
+                          # the next boot after that is your default kernel again
+  1 GiB pages for make bench-kernel's 1G rows: add "hugepagesz=1G hugepages=8" to that boot's
+             command line (at the GRUB menu: e), or GRUB_CMDLINE_LINUX in /etc/default/grub
+  Secure Boot: this kernel is not signed; with Secure Boot on (mokutil --sb-state) shim refuses
+             it: turn Secure Boot off in the firmware for the test, or sign it with your MOK
+  then, as root in that kernel: make bench-kernel [REPORT=docs/measurements/<name>.md]
+  go back:   reboot (the default entry is unchanged); dpkg -r linux-image-$krel removes it
+EOF

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Stage "package": make deb DEB_CONFIG=tiny (the build stage's objects
+# reused), the kernel unpacked from its linux-image package and booted
+# under QEMU, and make bench-kernel's target script (guest/bench-kernel) in
+# that guest: its refusals, a small measurement whose lines ntbench.py
+# turns into a table and an entry, the pools and knobs as it found them.
+# A second boot with nt_stores=off: refused, nothing changed.
+. "$(dirname "$0")/lib.sh"
+
+res=$BUILD/results
+logd=$BUILD/logs
+mkdir -p "$res" "$logd"
+n=0 pass=0 fail=0
+tap=$logd/package.tap
+exec 3>&1 >"$tap"
+echo "KTAP version 1"
+finish() {
+	exec >&3
+	cat "$tap"
+	echo "$pass $fail 0" >"$res/package.counts"
+	echo "package: $pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
+}
+
+dlog=$logd/package-deb.log
+ok=1
+DEB_CONFIG=tiny "$TOP/scripts/deb.sh" >"$dlog" 2>&1 || ok=0
+ktap $ok deb_tiny_builds "$(tail -n 5 "$dlog")"
+[ $ok = 1 ] || finish
+krel=$(cat "$BUILD/deb/release-tiny")
+img=$(ls "$BUILD"/deb/linux-image-"$krel"_*.deb | head -n 1)
+un=$BUILD/deb/unpacked
+rm -rf "$un"
+ok=0
+dpkg-deb -x "$img" "$un" && [ -f "$un/boot/vmlinuz-$krel" ] && ok=1
+ktap $ok package_holds_the_kernel "$(basename "$img"): $(dpkg-deb -c "$img" 2>&1 | awk '{print $6}' | grep boot/ | tr '\n' ' ')"
+[ $ok = 1 ] || finish
+case $krel in *-nt-v*) ok=1 ;; *) ok=0 ;; esac
+ktap $ok release_names_the_series "release $krel"
+
+# The guest image: pf-hugetlb (static) and bench-kernel with its test
+extra=$BUILD/package-extra
+rm -rf "$extra"
+mkdir -p "$extra/bin"
+"$TOP/scripts/selftests.sh" >"$logd/package-selftests.log" 2>&1 ||
+	{ ktap 0 guest_image "$(tail -n 5 "$logd/package-selftests.log")"; finish; }
+cp "$BUILD/selftests-mm/pf-hugetlb" "$extra/bin/"
+install -m 755 "$TOP/guest/bench-kernel" "$TOP/guest/bench-kernel-test" "$extra/bin/"
+initrd=$BUILD/package-initramfs.cpio
+GUEST_EXTRA=$extra "$TOP/scripts/initramfs.sh" "$initrd"
+
+# Boot 1: the packaged kernel decides as the build stage's does, and
+# bench-kernel runs. Icelake-Server: MOVNTI clear and copy, pdpe1gb (two
+# 1 GiB pages reserved at boot by boot.sh, which bench-kernel finds free).
+cpu=${PACKAGE_CPU:-Icelake-Server}
+glog=$logd/package-boot.log
+ok=1
+KERNEL=$un/boot/vmlinuz-$krel INITRD=$initrd BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \
+	"$TOP/scripts/boot.sh" -q -l "$glog" -a "nt_bench=run" "$cpu" || ok=0
+ktap $ok packaged_kernel_boots "$(tail -n 3 "$glog")"
+line=$(grep -m1 'x86/nt: NT stores' "$glog" | sed 's/^.*x86\/nt: //')
+ok=0; grep -q "Linux version $krel " "$glog" && [ -n "$line" ] && grep -q 'x86/nt: cold clear:' "$glog" && ok=1
+ktap $ok packaged_kernel_decides "${line:-no x86/nt line}; $(grep -m1 'Linux version' "$glog" | cut -c1-80)"
+ok=0
+grep -q '^ok [0-9]* one_story' "$glog" && ! grep -q '^not ok' "$glog" && ok=1
+ktap $ok guest_checks_pass "$(grep '^not ok' "$glog" | head -n 5)"
+# bench-kernel's own checks, in the guest, each one result here
+sed -n '/^# bench-kernel-test begin/,/^# bench-kernel-test end/p' "$glog" >"$logd/package-bench.tap"
+got=0
+while read -r l; do
+	case $l in
+	"ok "*) ktap 1 "bench_kernel_${l#ok [0-9]* }"; got=$((got + 1)) ;;
+	"not ok "*) ktap 0 "bench_kernel_${l#not ok [0-9]* }" \
+		"$(grep -A1 -F "$l" "$logd/package-bench.tap" | sed -n 2p)"; got=$((got + 1)) ;;
+	esac
+done < <(grep -E '^(not )?ok [0-9]+ ' "$logd/package-bench.tap")
+[ $got = 6 ] || ktap 0 bench_kernel_ran "$got of 6 results in the guest's console"
+# The host side: the table, the decisions and the entry from the lines
+sed -n 's/^BK: //p' "$glog" >"$logd/package-bench.out"
+ok=1
+python3 "$TOP/scripts/ntbench.py" kernel "$logd/package-bench.out" >"$logd/package-bench.txt" 2>&1 || ok=0
+grep -q '^fault-then-touch (pf-hugetlb -t touch) *2M' "$logd/package-bench.txt" &&
+	grep -q '^CoW copy (pf-hugetlb -t cow) *2M' "$logd/package-bench.txt" &&
+	grep -q '^X86_MATCH_VFM' "$logd/package-bench.txt" &&
+	grep -q "^the kernel's table gives: clear from 1G, copy from 2M" "$logd/package-bench.txt" || ok=0
+ktap $ok ntbench_kernel_table "$(head -c 1500 "$logd/package-bench.txt")"
+
+# Boot 2: nt_stores=off (matrix row qemu64+off): bench-kernel refuses and changes nothing
+glog2=$logd/package-boot-off.log
+ok=1
+KERNEL=$un/boot/vmlinuz-$krel INITRD=$initrd BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \
+	"$TOP/scripts/boot.sh" -q -l "$glog2" -a "nt_bench=refuse" qemu64+off || ok=0
+ok2=0; grep -q '^ok [0-9]* refuses_without_cold_routine' "$glog2" && ok2=1
+[ $ok = 1 ] || ok2=0
+ktap $ok2 bench_kernel_refuses_nt_stores_off "$(sed -n '/bench-kernel-test begin/,/bench-kernel-test end/p' "$glog2" | tail -n 4)"
+finish
