@@ -60,7 +60,9 @@ local | full)
 		src="x86_64_defconfig (no configuration of the running kernel found)"
 	fi
 	kd -s olddefconfig >/dev/null
-	if [ "$kind" = local ]; then
+	if [ "$kind" = local ] && [ -z "${LSMOD:-}" ] && [ ! -e /proc/modules ]; then
+		note "the running kernel has no module support: nothing for localmodconfig to trim"
+	elif [ "$kind" = local ]; then
 		lsmod=${LSMOD:-/proc/modules}
 		note "localmodconfig: keeping the $(wc -l <"$lsmod") modules loaded now ($lsmod)"
 		yes '' | kd -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1 ||
