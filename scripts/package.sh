@@ -39,6 +39,17 @@ ktap $ok package_holds_the_kernel "$(basename "$img"): $(dpkg-deb -c "$img" 2>&1
 case $krel in *-nt-v*) ok=1 ;; *) ok=0 ;; esac
 ktap $ok release_names_the_series "release $krel"
 
+# This host's kernel is not the series' (CI's, a developer's VM): bench-
+# kernel refuses it and changes nothing (skipped on a kernel of the series).
+if [ ! -e /sys/kernel/debug/x86/nt_stores ] && [ "$(id -u)" = 0 ]; then
+	pools() { cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' '; grep -c debugfs /proc/mounts; }
+	before=$(pools)
+	rc=0
+	msg=$(sh "$TOP/guest/bench-kernel" -r 3 -s 16 -f /bin/true 2>&1) || rc=$?
+	ok=0; [ $rc = 2 ] && grep -qE "not a kernel of the NT series|has no debugfs|could not be mounted" <<<"$msg" && [ "$(pools)" = "$before" ] && ok=1
+	ktap $ok bench_kernel_refuses_host_kernel "exit $rc: $msg; pools and mounts $(pools) (were $before)"
+fi
+
 # The guest image: pf-hugetlb (static) and bench-kernel with its test
 extra=$BUILD/package-extra
 rm -rf "$extra"
