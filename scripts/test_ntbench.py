@@ -369,5 +369,54 @@ class Cli(Base):
         self.assertIn("6 rounds (confidence 96.88 %", out)
 
 
+
+class Kernel(unittest.TestCase):
+    """ntbench.py kernel: bench-kernel's lines (guest/bench-kernel) to decisions and an entry."""
+
+    @staticmethod
+    def lines(touch_cold, cow_cold, rounds=5, kb=2048, meta=True):
+        out = ["NT-BENCH-META cpu=GenuineIntel/6/207/2", "NT-BENCH-META name=Xeon Test",
+               "NT-BENCH-META virt=bare-metal", "NT-BENCH-META clear=movnti 1073741824",
+               "NT-BENCH-META copy=movnti 2097152"] if meta else []
+        for r in range(1, rounds + 1):
+            out += ["[ 1.0] NT-BENCH %d touch %d mainline 10.0" % (r, kb),
+                    "NT-BENCH %d touch %d cold %.2f" % (r, kb, touch_cold + 0.01 * r),
+                    "NT-BENCH %d cow %d mainline 5.0" % (r, kb),
+                    "NT-BENCH %d cow %d cold %.2f" % (r, kb, cow_cold - 0.01 * r)]
+        return "\n".join(out)
+
+    def test_decisions_and_entry(self):
+        meta, data = ntbench.kernel_parse(self.lines(8.0, 6.0) + "\n" + self.lines(9.0, 5.5, kb=1048576, meta=False))
+        text, status = ntbench.kernel_text(meta, data)
+        self.assertEqual(status, 0)
+        # time ratio = GB/s mainline / GB/s cold: 10/8 = 1.25 (cached), 5/6 = 0.83 (cold)
+        self.assertRegex(text, r"fault-then-touch .* 2M .* 1\.2\d \[.*\] n=5 +cached")
+        self.assertRegex(text, r"CoW copy .* 2M .* 0\.8\d \[.*\] n=5 +cold")
+        self.assertIn("clear: never cold", text)
+        self.assertIn("copy: movnti from 2M folios", text)
+        self.assertIn(".clear = NT_CLEAR_MOVNTI, .clear_order = NT_NEVER, .copy_order = PMD_ORDER", text)
+        self.assertIn("X86_MATCH_VFM_STEPS(VFM_MAKE(X86_VENDOR_INTEL, 0x6, 0xcf), 0x2, 0x2, &nt_xeon_test)", text)
+        self.assertIn("the kernel's table gives: clear from 1G, copy from 2M: differs from this run", text)
+
+    def test_undecided_and_nothing(self):
+        meta, data = ntbench.kernel_parse(self.lines(10.0, 5.0, rounds=2))
+        text, status = ntbench.kernel_text(meta, data)
+        self.assertIn("undecided at 2M", text)
+        self.assertIn(".clear = NT_CLEAR_CACHED", text)
+        self.assertEqual(ntbench.kernel_text({}, {})[1], 1)
+
+    def test_cli_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw, page = os.path.join(d, "bk.out"), os.path.join(d, "p.md")
+            with open(raw, "w") as f:
+                f.write(self.lines(8.0, 6.0) + "\n")
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(ntbench.main(["kernel", raw, "--report", page]), 0)
+                self.assertEqual(ntbench.main(["kernel", raw, "--report", page]), 2)  # never overwritten
+            text = open(page).read()
+            self.assertIn("in-kernel measurement, bare metal", text)
+            self.assertIn("NT-BENCH 5 cow 2048 cold", text)
+
+
 if __name__ == "__main__":
     unittest.main()
