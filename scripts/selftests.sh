@@ -8,7 +8,7 @@
 # not under test).
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+[ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 # OUT_DIR: build there only (the bisect stage), nothing staged or run.
 out=${OUT_DIR:-$BUILD/selftests-mm}
 hdr=${OUT_DIR:+$OUT_DIR/headers}
