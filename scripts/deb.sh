@@ -7,18 +7,22 @@
 #                 modules loaded now (LSMOD=<file> for another list)
 #   DEB_CONFIG=full   the same without localmodconfig (hours on 2 cores)
 #   DEB_CONFIG=tiny   the workshop's guest kernel (tinyconfig +
-#                 config/nt.config), for tests: boots under QEMU, no modules
+#                 config/nt.config), for tests: boots under QEMU, no modules;
+#                 packaged from the build stage's own tree (build/obj), so
+#                 that only what names the release is rebuilt
 #   DEB_CONFIG=<path> that configuration file
 # On top: Debian's trusted-key settings cleared (they name certificates
 # that only Debian's build has), no debug info (half the build time, no
 # -dbg package), and what the series and make bench-kernel need (DEBUG_FS,
-# HUGETLBFS, TRANSPARENT_HUGEPAGE); the local version names the series.
-# The packages go to build/deb/; the object tree is build/deb/obj-<config>.
+# HUGETLBFS, TRANSPARENT_HUGEPAGE); the local version names the series
+# (LOCALVERSION=-nt-v4 on make's command line, CONFIG_LOCALVERSION empty).
+# The packages go to build/deb/; the object tree is build/deb/obj-<config>
+# (build/obj for tiny).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
-for c in dpkg-buildpackage fakeroot; do
-	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot (make deps)"
+for c in dpkg-buildpackage fakeroot dh_testdir rsync; do
+	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot debhelper rsync (make deps)"
 done
 # "[PATCH v4 00/10]" -> v4
 ver=$(sed -n 's/^Subject: \[PATCH \(v[0-9]*\) .*/\1/p' "$PATCHES/0000-cover-letter.patch" | head -n 1)
@@ -32,22 +36,18 @@ tag=$kind
 [ -f "$kind" ] && tag=file
 out=$BUILD/deb
 obj=$out/obj-$tag
-mkdir -p "$obj" "$BUILD/logs"
+[ "$kind" = tiny ] && obj=$OBJ
+mkdir -p "$obj" "$out" "$BUILD/logs"
 log=$BUILD/logs/deb-$tag.log
 kd() { make -C "$SRC" O="$obj" ARCH=x86_64 "$@"; }
 
 # The starting configuration
 case $kind in
 tiny)
-	# The build stage's objects, if it built the same configuration: reuse
-	# them (copied, so that build/obj is left as it is).
-	if [ ! -f "$obj/.config" ] && [ -f "$OBJ/.config" ] && [ -f "$OBJ/vmlinux" ]; then
-		note "reusing the build stage's objects ($OBJ)"
-		cp -a "$OBJ/." "$obj/"
-	fi
-	FRAGMENTS=${FRAGMENTS:-$TOP/config/nt.config} OBJ=$obj TARGET=olddefconfig \
-		"$TOP/scripts/build.sh" >/dev/null 2>&1 || die "tinyconfig + nt.config failed"
-	src="tinyconfig + config/nt.config" ;;
+	# The build stage's tree and configuration, as they are (a copy of the
+	# tree would rebuild everything: objtool's paths are absolute).
+	"$TOP/scripts/build.sh" >/dev/null 2>&1 || die "the build stage's kernel does not build (make build)"
+	src="tinyconfig + config/nt.config (the build stage's $OBJ)" ;;
 local | full)
 	if [ -f "/boot/config-$(uname -r)" ]; then
 		cp "/boot/config-$(uname -r)" "$obj/.config"
@@ -74,23 +74,31 @@ local | full)
 	src=$kind ;;
 esac
 cfg() { "$SRC/scripts/config" --file "$obj/.config" "$@"; }
-cfg --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
-	--set-str LOCALVERSION "$localver" --disable LOCALVERSION_AUTO \
-	--enable DEBUG_FS --enable HUGETLBFS --enable HUGETLB_PAGE --enable TRANSPARENT_HUGEPAGE
-[ "$kind" = tiny ] || cfg --disable DEBUG_INFO --disable DEBUG_INFO_DWARF5 \
-	--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
-	--disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
-kd -s olddefconfig >/dev/null
+if [ "$kind" != tiny ]; then
+	cfg --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+		--set-str LOCALVERSION "" --disable LOCALVERSION_AUTO \
+		--enable DEBUG_FS --enable HUGETLBFS --enable HUGETLB_PAGE --enable TRANSPARENT_HUGEPAGE \
+		--disable DEBUG_INFO --disable DEBUG_INFO_DWARF5 \
+		--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+		--disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
+	kd -s olddefconfig >/dev/null
+fi
 for o in DEBUG_FS HUGETLBFS TRANSPARENT_HUGEPAGE; do
 	grep -q "^CONFIG_$o=y" "$obj/.config" || die "CONFIG_$o did not take in $obj/.config"
 done
-krel=$(kd -s LOCALVERSION= kernelrelease)
+grep -q '^CONFIG_LOCALVERSION=""' "$obj/.config" && ! grep -q '^CONFIG_LOCALVERSION_AUTO=y' "$obj/.config" ||
+	die "$obj/.config: CONFIG_LOCALVERSION must be empty and LOCALVERSION_AUTO off"
+# So the release is exactly the version and LOCALVERSION.
+krel=$(kd -s kernelversion)$localver
 note "configuration: $src; release $krel; build log $log"
 
 # Build, with a progress line every 30 s (objects compiled so far).
 start=$(date +%s)
-rm -f "$out"/linux-*.deb "$out"/linux-upstream_*
-kd -j"$JOBS" LOCALVERSION= KDEB_PKGVERSION="${krel}-1" bindeb-pkg >"$log" 2>&1 &
+rm -f "$out"/linux-*.deb "$out"/linux-upstream_* "$(dirname "$obj")"/linux-*.deb "$(dirname "$obj")"/linux-upstream_*
+# DPKG_FLAGS=-d: the build dependencies that mkdebian lists (libdw-dev,
+# python3, ...) serve configurations other than this one; what the build
+# needs is checked by make deps (dpkg-dev, fakeroot, debhelper, rsync).
+kd -j"$JOBS" LOCALVERSION="$localver" KDEB_PKGVERSION="${krel}-1" DPKG_FLAGS=-d bindeb-pkg >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null' INT TERM
 while kill -0 $pid 2>/dev/null; do
@@ -103,6 +111,9 @@ done
 wait $pid || { tail -n 30 "$log" >&2; die "bindeb-pkg failed (log: $log)"; }
 t=$(($(date +%s) - start))
 # dpkg-buildpackage writes into the object tree's parent.
+[ "$(dirname "$obj")" = "$out" ] || mv "$(dirname "$obj")"/linux-*"$krel"* "$out"/
+[ "$(cat "$obj/include/config/kernel.release")" = "$krel" ] ||
+	die "built $(cat "$obj/include/config/kernel.release"), not $krel"
 img=$(ls "$out"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n 1)
 [ -n "$img" ] || die "no linux-image-$krel package in $out"
 echo "$krel" >"$out/release-$tag"
