@@ -50,6 +50,38 @@ if [ ! -e /sys/kernel/debug/x86/nt_stores ] && [ "$(id -u)" = 0 ]; then
 	ktap $ok bench_kernel_refuses_host_kernel "exit $rc: $msg; pools and mounts $(pools) (were $before)"
 fi
 
+# The measuring path with perf, which the busybox guest lacks: on this
+# host, against a stand-in debugfs directory (its knobs plain files), the
+# host's hugetlb faults and the tree's perf; the pool given back, the
+# knobs restored, every kind of line there (skipped where the host cannot
+# give the pool: a refusal).
+perf=$BUILD/perf/perf
+if [ "$(id -u)" = 0 ] && "$TOP/scripts/perf.sh" >/dev/null 2>&1 &&
+	"$TOP/scripts/selftests.sh" >/dev/null 2>&1; then
+	fake=$(mktemp -d)
+	mkdir -p "$fake/x86/nt_stores"
+	printf 'nt_good: 1\nnt_clzero: 0\ncold clear: movnti, never\ncold copy: movnti, from 2048K folios\n' \
+		>"$fake/x86/nt_stores/status"
+	echo 0 >"$fake/x86/nt_stores/threshold"
+	echo 2097152 >"$fake/x86/nt_stores/copy_threshold"
+	before=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
+	rc=0
+	DEBUGFS=$fake sh "$TOP/guest/bench-kernel" -r 3 -n 1 -s 32 -g 0 -f "$BUILD/selftests-mm/pf-hugetlb" \
+		-p "$perf" >"$logd/package-host.out" 2>"$logd/package-host.err" || rc=$?
+	if [ $rc != 2 ]; then
+		ok=0
+		k=$(awk '$1 == "NT-BENCH" { print $3 }' "$logd/package-host.out" | sort | uniq -c | tr -s ' ' | tr '\n' ',')
+		[ $rc = 0 ] && [ "$k" = " 6 cow, 6 demand, 6 memset, 6 touch," ] &&
+			[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$before" ] &&
+			[ "$(cat "$fake/x86/nt_stores/threshold")" = 0 ] &&
+			[ "$(cat "$fake/x86/nt_stores/copy_threshold")" = 2097152 ] &&
+			python3 "$TOP/scripts/ntbench.py" kernel "$logd/package-host.out" >"$logd/package-host.txt" &&
+			grep -q '^demand faults (perf bench mem mmap -f demand) *2M' "$logd/package-host.txt" && ok=1
+		ktap $ok bench_kernel_host_pipeline_with_perf "exit $rc; lines per test:$k; $(tail -n 2 "$logd/package-host.err")"
+	fi
+	rm -rf "$fake"
+fi
+
 # The guest image: pf-hugetlb (static) and bench-kernel with its test
 extra=$BUILD/package-extra
 rm -rf "$extra"
