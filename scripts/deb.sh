@@ -14,7 +14,8 @@
 # On top: Debian's trusted-key settings cleared (they name certificates
 # that only Debian's build has), no debug info (half the build time, no
 # -dbg package), and what the series and make bench-kernel need (DEBUG_FS,
-# HUGETLBFS, TRANSPARENT_HUGEPAGE); the local version names the series
+# HUGETLBFS, TRANSPARENT_HUGEPAGE, no forced lockdown: a locked-down kernel
+# restricts debugfs); the local version names the series
 # (LOCALVERSION=-nt-v4 on make's command line, CONFIG_LOCALVERSION empty).
 # The packages go to build/deb/; the object tree is build/deb/obj-<config>
 # (build/obj for tiny).
@@ -80,7 +81,9 @@ if [ "$kind" != tiny ]; then
 		--enable DEBUG_FS --enable HUGETLBFS --enable HUGETLB_PAGE --enable TRANSPARENT_HUGEPAGE \
 		--disable DEBUG_INFO --disable DEBUG_INFO_DWARF5 \
 		--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
-		--disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
+		--disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE \
+		--disable LOCK_DOWN_KERNEL_FORCE_INTEGRITY --disable LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY \
+		--enable LOCK_DOWN_KERNEL_FORCE_NONE
 	kd -s olddefconfig >/dev/null
 fi
 for o in DEBUG_FS HUGETLBFS TRANSPARENT_HUGEPAGE; do
