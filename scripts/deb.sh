@@ -66,7 +66,8 @@ local | full)
 	elif [ "$kind" = local ]; then
 		lsmod=${LSMOD:-/proc/modules}
 		note "localmodconfig: keeping the $(wc -l <"$lsmod") modules loaded now ($lsmod)"
-		yes '' | kd -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1 ||
+		# yes dies of SIGPIPE when make is done: not a failure (pipefail)
+		{ yes '' || true; } | kd -s LSMOD="$lsmod" localmodconfig >/dev/null 2>&1 ||
 			die "localmodconfig failed (LSMOD=$lsmod)"
 		src="$src, localmodconfig"
 	fi ;;

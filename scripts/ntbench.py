@@ -797,6 +797,8 @@ def kernel_decisions(data, margin=MARGIN):
         if key[0] == "memset":
             continue
         both = [r for r in sorted(rounds) if {"mainline", "cold"} <= set(rounds[r])]
+        if not both:        # a setting failed in every round: nothing to compare
+            continue
         ratios = [rounds[r]["mainline"] / rounds[r]["cold"] for r in both if rounds[r]["cold"] > 0]
         out[key] = (decide(ratios, margin), [rounds[r]["mainline"] for r in both],
                     [rounds[r]["cold"] for r in both])

@@ -41,7 +41,11 @@ ktap $ok release_names_the_series "release $krel"
 
 # This host's kernel is not the series' (CI's, a developer's VM): bench-
 # kernel refuses it and changes nothing (skipped on a kernel of the series).
-if [ ! -e /sys/kernel/debug/x86/nt_stores ] && [ "$(id -u)" = 0 ]; then
+# (A kernel of the series: nt_good in its flags, or make deb's release.)
+series_host=0
+grep -qsw nt_good /proc/cpuinfo && series_host=1
+case $(uname -r) in *-nt-v[0-9]*) series_host=1 ;; esac
+if [ ! -e /sys/kernel/debug/x86/nt_stores ] && [ "$(id -u)" = 0 ] && [ $series_host = 0 ]; then
 	pools() { cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' '; grep -c debugfs /proc/mounts || true; }
 	before=$(pools)
 	rc=0
