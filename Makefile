@@ -45,7 +45,7 @@ matrix: build
 checkpatch: realise
 	@$(S)/checkpatch.sh
 
-## make bisect     build HEAD, then each patch in turn on top of it (bisectability)
+## make bisect     build each patch in turn, kbuild's incremental build (bisectability)
 bisect: realise
 	@$(S)/bisect.sh
 
