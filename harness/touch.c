@@ -5,8 +5,8 @@
  * copy_mc_64.S, assembled with shim/ and called as the kernel calls them),
  * and what they spare a neighbour's cache.
  *
- *   touch fault [-r runs] [-s sizes] [-f start|middle|end] [-u units] [-m] [-x]
- *	Fault, then touch. A folio is cleared as folio_zero_user() clears it
+ *   touch fault [-r runs] [-s sizes] [-f start|middle|end] [-u units] [-t use] [-m] [-x]
+ *	Fault, then use (-t). A folio is cleared as folio_zero_user() clears it
  *	(mm/memory.c of the base): folio_fault_ranges() splits it into r[0]
  *	right of the fault, r[1] left of it and r[2], the fault's page +-
  *	FOLIO_ZERO_LOCALITY_RADIUS (2) pages, cleared last.
@@ -20,9 +20,29 @@
  *	with two units each cold variant runs once per unit, named
  *	<routine>/<unit>), r[2] cached. -m adds clear_pages/32M, mainline in
  *	32 MiB calls as a cooperative preemption model would run it: an extra
- *	column, never the baseline. Then the folio is touched as a program
- *	would first use it: a load and a store of one 8-byte word in every
- *	64-byte line, in address order. Clear and touch are timed apart.
+ *	column, never the baseline. Then the folio is used as -t says:
+ *	  all	(default) a load and a store of one 8-byte word in every 64-byte
+ *		line right after its clear, in address order: a task that
+ *		touches the whole folio at once (cold's worst case);
+ *	  page	a store of one word per 4 KiB page right after its clear (perf
+ *		bench mem mmap -f demand; a guest's first write to THP-backed
+ *		RAM);
+ *	  none	nothing: populate (MADV_POPULATE_WRITE, MAP_POPULATE, mlock(),
+ *		hugetlbfs fallocate(), memfd);
+ *	  later	nothing, then one sweep (a load and a store per line) of the
+ *		whole pool once all its folios are cleared: populated memory
+ *		used some time after.
+ *	For none and later the folios of the whole pool (max(4 x LLC, 256
+ *	MiB, the largest folio)) are cleared back to back and the loop is
+ *	timed as one, so that a cached clear's write-backs, made as later
+ *	clears evict its lines, are inside the time; before each timed loop
+ *	an untimed read of another 2 x LLC leaves the caches clean (no
+ *	variant pays for its predecessor's dirty lines). Only the last LLC's
+ *	worth of a cached clear's write-backs is left out: at most a quarter,
+ *	which favours mainline. These two add each cold routine over the
+ *	whole folio in one call, <routine>/whole (nobody faulted: no
+ *	neighbourhood), beside the far-parts variants. Clear and use are
+ *	timed apart ("touch" in the tables: the use).
  *	Sizes default to 16K,64K,256K,1M,2M,32M,1G (K/M/G suffixes, powers of
  *	two); -f where the fault is (default start: page 0); -x also prints
  *	every run as "run <size KiB> <variant> <clear ns/page> <touch ns/page>".
@@ -38,17 +58,24 @@
  *	and r[1] in calls of at most the unit, then r[2] per page with copy_mc.
  *	The destination is then touched as above.
  *
- *   touch pollute [-r runs] [-w sizes] [-d seconds] [-x]
+ *   touch pollute [-r runs] [-w sizes] [-d seconds] [-p GB/s] [-x]
  *	A co-runner thread on CPU 1 walks a cache-resident working set (a load
  *	and a store per 64-byte line, in address order, over and over) and
  *	measures its ns per line, while this thread, on CPU 0, clears a 1 GiB
- *	region in 32 MiB calls with each routine in a loop, or sleeps (idle).
+ *	region with each routine in a loop, or sleeps (idle). The clearer is
+ *	paced (-p, default 2 GB/s: below every routine's speed on the parts
+ *	measured): 2 MiB calls, each waiting (spinning on the clock) for its
+ *	turn, so that every routine clears the same bytes per second and the
+ *	slowdowns compare the harm per byte cleared. -p 0: 32 MiB calls as
+ *	fast as the routine goes; a faster routine then also moves more bytes
+ *	a second through the memory the co-runner misses to, which is not a
+ *	harm of the same work (it is done sooner).
  *	Slowdown = ns per line while the routine runs / ns per line idle in the
  *	same run. Working sets default to 1/8, 1/4 and 1/2 of the last-level
  *	cache, and of L2 as well when the LLC the system reports is more than
  *	one core can have (a VM's sum over the host); -d seconds per
  *	measurement (default 0.3); -x: "run <ws KiB> <variant> <ns/line>
- *	<slowdown>".
+ *	<slowdown> <the clearer's GB/s>".
  *
  * Every mode also takes -n: check the arguments and the memory they need,
  * say what would run, and exit (0, or 2 with the usage line).
@@ -347,6 +374,7 @@ struct variant {
 	clear_fn cold;		/* fault: the routine for r[0] and r[1], NULL: cached */
 	bool copy_cold;		/* copy: copy_mc_movnti for r[0] and r[1] */
 	size_t unit;		/* r[0] and r[1] in calls of at most this, 0: one a range */
+	bool whole;		/* the whole folio with @cold in one call (populate) */
 	const char *lacks;	/* why this CPU cannot run it, or NULL */
 };
 
@@ -384,6 +412,10 @@ static void zero_folio(const struct variant *v, uint8_t *folio, long nr, long id
 	struct range r[3];
 	int i;
 
+	if (v->whole) {
+		clear_range(v->cold, folio, nr * PAGE, 0);
+		return;
+	}
 	fault_ranges(nr, idx, r);
 	for (i = 0; i < 3; i++) {
 		long n = r[i].end - r[i].start + 1;
@@ -488,6 +520,32 @@ static void touch_lines(uint8_t *p, size_t len)
 	for (i = 0; i < len / 8; i += LINE / 8)
 		q[i] += 1;
 }
+
+/* One store of one word per 4 KiB page, as perf bench mem mmap -f demand. */
+static void touch_pages(uint8_t *p, size_t len)
+{
+	volatile uint64_t *q = (volatile uint64_t *)p;
+	size_t i;
+
+	for (i = 0; i < len / 8; i += PAGE / 8)
+		q[i] = 1;
+}
+
+/* A load of every line of @p: evicts what the caches held (untimed). */
+static void read_lines(const uint8_t *p, size_t len)
+{
+	const volatile uint64_t *q = (const volatile uint64_t *)p;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < len / 8; i += LINE / 8)
+		sum += q[i];
+	if (sum == 1)
+		fprintf(stderr, "touch: read_lines\n");
+}
+
+enum use { USE_ALL, USE_PAGE, USE_NONE, USE_LATER };
+static const char * const use_name[] = { "all", "page", "none", "later" };
 
 /* ---- arguments ---- */
 
@@ -655,7 +713,7 @@ static const char *unit_str(size_t unit, char *buf, size_t len)
  * cooperative preemption model would run; no x86 7.3 kernel has one), then
  * each cold routine the CPU has, once per unit of @units.
  */
-static int fault_variants(bool copy, const size_t *units, int nunits, bool base32,
+static int fault_variants(bool copy, const size_t *units, int nunits, bool base32, bool whole,
 			  struct variant *vars)
 {
 	static const struct {
@@ -691,6 +749,11 @@ static int fault_variants(bool copy, const size_t *units, int nunits, bool base3
 			vars[nv].copy_cold = copy;
 			vars[nv++].unit = units[u];
 		}
+		if (whole && !copy) {
+			snprintf(vars[nv].name, sizeof(vars->name), "%s/whole", cold[i].name);
+			vars[nv].cold = cold[i].fn;
+			vars[nv++].whole = true;
+		}
 	}
 	return nv;
 }
@@ -704,21 +767,24 @@ static bool variant_runs(const struct variant *vars, int nv, int v, size_t len)
 {
 	int i;
 
-	if (!vars[v].unit || vars[v].unit < len)
+	if (vars[v].whole || !vars[v].unit || vars[v].unit < len)
 		return true;
 	if (v == 1 && !vars[1].cold && !vars[1].copy_cold)
 		return false;
 	for (i = 0; i < nv; i++)
-		if (i != v && !vars[i].unit && vars[i].cold == vars[v].cold &&
+		if (i != v && !vars[i].unit && !vars[i].whole && vars[i].cold == vars[v].cold &&
 		    vars[i].copy_cold == vars[v].copy_cold)
 			return false;
 	return true;
 }
 
 static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, int pos, bool raw,
-			  const size_t *units, int nunits, bool base32,
+			  const size_t *units, int nunits, bool base32, enum use use,
 			  const struct cache_info *ci)
 {
+	bool loop = use == USE_NONE || use == USE_LATER;
+	size_t evict_len = 0;
+	uint8_t *evict = NULL;
 	struct variant vars[MAX_VARS];
 	static double clr[MAX_SIZES][MAX_VARS][MAX_RUNS], tch[MAX_SIZES][MAX_VARS][MAX_RUNS];
 	static bool ran[MAX_SIZES][MAX_VARS];
@@ -728,7 +794,7 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 	char b1[24];
 	long thp;
 
-	nv = fault_variants(copy, units, nunits, base32, vars);
+	nv = fault_variants(copy, units, nunits, base32, loop, vars);
 	pool_len = 4 * ci->llc;
 	if (pool_len < 256 * MIB)
 		pool_len = 256 * MIB;
@@ -742,6 +808,12 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 		printf("# pool");
 	pool = map_pool(pool_len);
 	thp = thp_kib(pool);
+	if (loop) {
+		evict_len = (2 * ci->llc + PMD - 1) & ~(PMD - 1);
+		if (evict_len < 64 * MIB)
+			evict_len = 64 * MIB;
+		evict = map_pool(evict_len);
+	}
 	if (copy) {
 		/*
 		 * The source is taken from its own pool, so it is not cached
@@ -773,12 +845,26 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 			       " cooperative preemption model would run it: not mainline on x86\n");
 		printf("# cold variants (the series): r[0] and r[1] with the routine in calls of"
 		       " at most the unit (range: one call), r[2] cached, last\n");
+		if (loop)
+			printf("# <routine>/whole: the whole folio with the routine in one call"
+			       " (populate: nobody faulted)\n");
 	}
 	printf("# fault at the %s of the folio; cold call units:", fault_pos_name[pos]);
 	for (u = 0; u < nunits; u++)
 		printf(" %s", unit_str(units[u], b1, sizeof(b1)));
 	printf(" (a unit that covers the folio is the one-call variant, not run again)\n");
-	printf("# then touch: a load and a store of one word per 64-byte line, in address order\n");
+	if (copy || use == USE_ALL)
+		printf("# use %s: right after each %s, a load and a store of one word per 64-byte"
+		       " line, in address order\n", use_name[use], copy ? "copy" : "clear");
+	else if (use == USE_PAGE)
+		printf("# use page: right after each clear, a store of one word per 4 KiB page\n");
+	else
+		printf("# use %s: every folio of the pool cleared back to back, the loop timed as one"
+		       " (a cached clear's write-backs inside it); %s; an untimed read of %zu MiB"
+		       " before each loop\n", use_name[use],
+		       use == USE_NONE ? "nothing after" :
+		       "then one sweep of every line of the pool, timed as the use",
+		       evict_len / MIB);
 	printf("# ns per 4 KiB page (lower is better), median (min-max) of %d interleaved runs"
 	       " of >= 64 MiB or one folio each; clock_gettime() costs %.0f ns, three a folio\n",
 	       runs, clock_cost_ns());
@@ -790,7 +876,7 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 	for (s = 0; s < nsizes; s++) {
 		size_t len = sizes[s], nslots = pool_len / len;
 		long nr = len / PAGE, idx = fault_index(pos, nr);
-		long iters = len >= MIN_RUN ? 1 : MIN_RUN / len;
+		long iters = loop ? 1 : len >= MIN_RUN ? 1 : MIN_RUN / len;
 		int vs[MAX_VARS], n = 0;
 
 		for (i = 0; i < nv; i++) {
@@ -815,7 +901,25 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 			}
 			touch_lines(pool + o, len);
 		}
-		for (r = 0; r < runs; r++) {
+		for (r = 0; loop && r < runs; r++) {
+			for (k = 0; k < n; k++) {
+				int v = vs[(k + r) % n];	/* rotate the order each run */
+				uint64_t t0, t1, t2;
+				size_t j;
+
+				read_lines(evict, evict_len);
+				t0 = now_ns();
+				for (j = 0; j < nslots; j++)
+					zero_folio(&vars[v], pool + j * len, nr, idx);
+				t1 = now_ns();
+				if (use == USE_LATER)
+					touch_lines(pool, nslots * len);
+				t2 = now_ns();
+				clr[s][v][r] = (double)(t1 - t0) / (nslots * nr);
+				tch[s][v][r] = (double)(t2 - t1) / (nslots * nr);
+			}
+		}
+		for (r = 0; !loop && r < runs; r++) {
 			for (k = 0; k < n; k++) {
 				int v = vs[(k + r) % n];	/* rotate the order each run */
 				uint64_t tc = 0, tt = 0;
@@ -831,7 +935,10 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 					else
 						zero_folio(&vars[v], pool + o, nr, idx);
 					t1 = now_ns();
-					touch_lines(pool + o, len);
+					if (use == USE_PAGE)
+						touch_pages(pool + o, len);
+					else
+						touch_lines(pool + o, len);
 					t2 = now_ns();
 					tc += t1 - t0;
 					tt += t2 - t1;
@@ -876,6 +983,8 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 	}
 	printf("# one round; the decision, over rounds: scripts/ntbench.py (make bench)\n");
 	munmap(pool, pool_len);
+	if (evict)
+		munmap(evict, evict_len);
 	if (spool)
 		munmap(spool, pool_len);
 	return 0;
@@ -891,6 +1000,7 @@ struct corunner {
 	uint8_t *ws;
 	size_t ws_len;
 	double secs;
+	double pace;		/* the clearer's bytes per ns, 0: unpaced */
 	double ns_per_line;	/* the result */
 	bool quit;
 };
@@ -962,13 +1072,18 @@ static double pollute_one(struct corunner *c, size_t ws_len, clear_fn fn, uint8_
 	pthread_mutex_unlock(&c->lock);
 	t0 = now_ns();
 	if (fn) {
+		size_t chunk = c->pace ? PMD : BATCH;
+
 		while (atomic_load_explicit(&c->done, memory_order_acquire) != gen) {
-			if (fn(region + off, BATCH)) {
+			if (fn(region + off, chunk)) {
 				fprintf(stderr, "touch: %%rax not zero after a clear\n");
 				exit(1);
 			}
-			cleared += BATCH;
-			off = (off + BATCH) % region_len;
+			cleared += chunk;
+			off = (off + chunk) % region_len;
+			while (c->pace && now_ns() - t0 < cleared / c->pace &&
+			       atomic_load_explicit(&c->done, memory_order_acquire) != gen)
+				;
 		}
 	}
 	pthread_mutex_lock(&c->lock);
@@ -979,8 +1094,8 @@ static double pollute_one(struct corunner *c, size_t ws_len, clear_fn fn, uint8_
 	return c->ns_per_line;
 }
 
-static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs, bool raw,
-		       const struct cache_info *ci)
+static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs, double pace,
+		       bool raw, const struct cache_info *ci)
 {
 	struct { const char *name; clear_fn fn; const char *lacks; } all[] = {
 		{ "idle", NULL },
@@ -993,6 +1108,7 @@ static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs
 	};
 	struct corunner c = {
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .secs = secs,
+		.pace = pace,
 	};
 	static double nspl[MAX_SIZES][MAX_VARS][MAX_RUNS], gbs[MAX_SIZES][MAX_VARS][MAX_RUNS];
 	const size_t region_len = GIB;
@@ -1030,9 +1146,14 @@ static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs
 	region = map_pool(region_len);
 	printf("# co-runner on CPU 1: a load and a store of one word per 64-byte line of its"
 	       " working set, in address order, over and over\n");
-	printf("# clearer on CPU 0: a %zu MiB region in 32 MiB calls, in a loop, with each"
-	       " routine (clear_pages = %s), or asleep (idle)\n",
-	       region_len / MIB, have_erms() ? "REP STOSB" : "REP STOSQ");
+	if (pace)
+		printf("# clearer on CPU 0: a %zu MiB region in 2 MiB calls paced at %.1f GB/s,"
+		       " in a loop, with each routine (clear_pages = %s), or asleep (idle)\n",
+		       region_len / MIB, pace, have_erms() ? "REP STOSB" : "REP STOSQ");
+	else
+		printf("# clearer on CPU 0: a %zu MiB region in 32 MiB calls as fast as it goes,"
+		       " in a loop, with each routine (clear_pages = %s), or asleep (idle)\n",
+		       region_len / MIB, have_erms() ? "REP STOSB" : "REP STOSQ");
 	printf("# working sets: %s%s; %.2f s a measurement, %d interleaved runs\n",
 	       ws_given ? "as given" : "1/8, 1/4 and 1/2 of the LLC",
 	       !ws_given && ci->unrealistic ? ", and of L2 (the LLC reported is unrealistic)" : "",
@@ -1062,8 +1183,8 @@ static int cmd_pollute(int runs, size_t *ws, int nws, bool ws_given, double secs
 	for (w = 0; raw && w < nws; w++)
 		for (k = 0; k < nv; k++)
 			for (r = 0; r < runs; r++)
-				printf("run %zu %s %.4f %.3f\n", ws[w] / KIB, all[vi[k]].name,
-				       nspl[w][k][r], nspl[w][k][r] / nspl[w][0][r]);
+				printf("run %zu %s %.4f %.3f %.2f\n", ws[w] / KIB, all[vi[k]].name,
+				       nspl[w][k][r], nspl[w][k][r] / nspl[w][0][r], gbs[w][k][r]);
 	printf("%-8s %-*s", "ws", CELL, "idle ns/line");
 	for (k = 1; k < nv; k++)
 		printf(" %-*s", k < nv - 1 ? CELL : 0, all[vi[k]].name);
@@ -1133,8 +1254,8 @@ static int parse_units(const char *arg, size_t *units)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: touch fault|copy [-r runs] [-s size,...] [-f start|middle|end]"
-		   " [-u range|size,...] [-m] [-x] [-n]\n"
-		   "       touch pollute [-r runs] [-w size,...] [-d seconds] [-x] [-n]\n"
+		   " [-u range|size,...] [-t all|page|none|later] [-m] [-x] [-n]\n"
+		   "       touch pollute [-r runs] [-w size,...] [-d seconds] [-p GB/s] [-x] [-n]\n"
 		   "       sizes with K, M or G; folios: powers of two from 4K to 16G;"
 		   " -n: check only\n");
 }
@@ -1146,7 +1267,8 @@ int main(int argc, char **argv)
 	struct cache_info ci;
 	int runs = 5, pos = 0, nsizes = 0, nws = 0, nunits = 1, o;
 	bool base32 = false;
-	double secs = 0.3;
+	enum use use = USE_ALL;
+	double secs = 0.3, pace = 2;
 	bool raw = false, dry = false, pollute;
 	char *end;
 	long avail, need;
@@ -1158,7 +1280,7 @@ int main(int argc, char **argv)
 	}
 	pollute = !strcmp(argv[1], "pollute");
 	optind = 2;
-	while ((o = getopt(argc, argv, pollute ? "r:w:d:xnh" : "r:s:f:u:mxnh")) != -1) {
+	while ((o = getopt(argc, argv, pollute ? "r:w:d:p:xnh" : "r:s:f:u:t:mxnh")) != -1) {
 		switch (o) {
 		case 'r':
 			runs = strtol(optarg, &end, 10);
@@ -1185,6 +1307,16 @@ int main(int argc, char **argv)
 		case 'm':
 			base32 = true;
 			break;
+		case 't':
+			for (use = USE_ALL; use <= USE_LATER && strcmp(optarg, use_name[use]); use++)
+				;
+			if (use > USE_LATER || !strcmp(argv[1], "copy")) {
+				fprintf(stderr, "touch: -t %s: want all, page, none or later"
+					" (fault only)\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'f':
 			for (pos = 0; pos < 3 && strcmp(optarg, fault_pos_name[pos]); pos++)
 				;
@@ -1199,6 +1331,15 @@ int main(int argc, char **argv)
 			secs = strtod(optarg, &end);
 			if (*end || end == optarg || !(secs >= 0.05 && secs <= 10)) {
 				fprintf(stderr, "touch: -d %s: want 0.05 to 10 seconds\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'p':
+			pace = strtod(optarg, &end);
+			if (*end || end == optarg || !(pace >= 0 && pace <= 1000)) {
+				fprintf(stderr, "touch: -p %s: want GB/s from 0 (unpaced) to 1000\n",
+					optarg);
 				usage(stderr);
 				return 2;
 			}
@@ -1241,6 +1382,8 @@ int main(int argc, char **argv)
 			need = sizes[nsizes - 1] / MIB;
 		if (!strcmp(argv[1], "copy"))
 			need *= 2;
+		if (use == USE_NONE || use == USE_LATER)
+			need += (2 * ci.llc > 64 * MIB ? 2 * ci.llc : 64 * MIB) / MIB;
 	}
 	avail = mem_available_mib();
 	if (avail >= 0 && need + 512 > avail) {
@@ -1256,9 +1399,9 @@ int main(int argc, char **argv)
 	}
 
 	if (pollute)
-		return cmd_pollute(runs, ws, nws, !!ws_arg, secs, raw, &ci);
+		return cmd_pollute(runs, ws, nws, !!ws_arg, secs, pace, raw, &ci);
 	if (cpu_allowed(0))
 		pin(0);
 	return cmd_fault_copy(!strcmp(argv[1], "copy"), runs, sizes, nsizes, pos, raw, units, nunits,
-			      base32, &ci);
+			      base32, use, &ci);
 }

@@ -3,9 +3,10 @@
 #   - scripts/test_ntbench.py: the decision rule, the entry, the merge and
 #     the page on made-up runs with known answers (unittest);
 #   - a small make bench (3 rounds of one run, small sizes): it must run
-#     to its end, write bench.runs with every kind of measurement and a
-#     bench.txt with the entry (struct and row), and leave the hugetlb pools as it
-#     found them. Its numbers mean nothing (three tiny rounds).
+#     to its end, write bench.runs with every kind of measurement (each
+#     use of touch fault, perf bench mem mmap -f populate) and a bench.txt
+#     with the entry (struct and row) and the populate set, and leave the
+#     hugetlb pools as it found them. Its numbers mean nothing (three tiny rounds).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -24,12 +25,18 @@ small_bench() {
 		{ tail -20 "$BUILD/logs/analysis-bench.log"; return 1; }
 	after=$(pools)
 	[ "$before" = "$after" ] || { echo "hugetlb pools $before before, $after after"; return 1; }
-	for k in perf fault copy pollute; do
+	for k in perf fault fault-page fault-none fault-later copy pollute; do
 		awk -v k="$k" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
 			{ echo "bench.runs has no '$k' line"; return 1; }
 	done
 	grep -E '^static const struct nt_part nt_' "$b/bench.txt" || { echo "bench.txt has no entry struct"; return 1; }
 	grep -E '^X86_MATCH_VFM' "$b/bench.txt" || { echo "bench.txt has no entry row"; return 1; }
+	grep -E 'populate clear' "$b/bench.txt" || { echo "bench.txt has no populate set"; return 1; }
+	# where the host's 2 MiB pool let b. run, populate beside demand
+	if grep -q ' faults perf-2M ' "$b/bench.runs"; then
+		grep -E ' faults perf-populate-2M ' "$b/bench.runs" | head -1 ||
+			{ echo "bench.runs has no perf bench mem mmap -f populate line"; return 1; }
+	fi
 	grep -E 'undecided|cold|cached' "$b/bench.txt" | head -5
 }
 {

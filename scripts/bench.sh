@@ -10,13 +10,15 @@
 #      which no x86 7.3 kernel has; an extra column, never the baseline);
 #   b. the host kernel's own hugetlb fault path (the kernel this machine
 #      runs, not the series and not necessarily 7.3): "perf bench mem mmap
-#      -f demand" and pf-hugetlb on 2 MiB pages, and 1 GiB pages where the
-#      host offers them;
-#   c. the harness (harness/touch.c): fault-then-touch and CoW
-#      copy-then-touch, mainline as x86 7.3 runs it against the series'
-#      cold routines (MOVNTI, and CLZERO and MOVDIR64B where the CPU has
-#      them) with each cold call unit of UNITS.
-# Then, once, touch pollute (a co-runner's slowdown). Progress on stderr.
+#      -f demand" (a store per 4 KiB page), "-f populate" (MAP_POPULATE)
+#      and pf-hugetlb on 2 MiB pages, and 1 GiB pages where the host offers
+#      them;
+#   c. the harness (harness/touch.c): fault-then-use for each use of USES
+#      (touch fault -t) and CoW copy-then-touch, mainline as x86 7.3 runs
+#      it against the series' cold routines (MOVNTI, and CLZERO and
+#      MOVDIR64B where the CPU has them) with each cold call unit of UNITS.
+#   and touch pollute (a co-runner's slowdown, the clearer paced). Progress
+#   on stderr.
 #
 # Settings (make variables or environment):
 #   ROUNDS=5               rounds (3-20): the decision's confidence is
@@ -32,6 +34,8 @@
 #   LOOPS=1                a.: perf's -l (only the first loop writes zeros)
 #   HUGETLB=1 HARNESS=1    0 leaves out b. / c. (and with c. the entry)
 #   FOLIOS=16K,64K,256K,1M,2M,32M,1G   c.: touch fault's folio sizes
+#   USES=all,page,none,later   c.: how the folio is used after its clear
+#                          (touch fault -t; docs/measurements/README.md)
 #   COPY_FOLIOS=2M,1G      c.: touch copy's (only hugetlb copies large folios)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
@@ -40,6 +44,7 @@
 #   FAULT=start            c.: where the fault is: start, middle or end
 #   MARGIN=0.02            the decision's margin (scripts/ntbench.py)
 #   WS=  POLLUTE_SECS=0.3  touch pollute's working sets and seconds
+#   POLLUTE_PACE=2         touch pollute's clearer pace in GB/s (-p; 0: unpaced)
 #   REPORT=docs/measurements/<name>.md   also write the machine's page
 #                          (refused before anything runs if it exists)
 # Output in build/bench/: bench.meta (the machine and settings), bench.runs
@@ -111,6 +116,7 @@ loops=${LOOPS-1}
 hugetlb=${HUGETLB-1}
 harness=${HARNESS-1}
 folios=${FOLIOS-16K,64K,256K,1M,2M,32M,1G}
+uses_list=${USES-all,page,none,later}
 cfolios=${COPY_FOLIOS-2M,1G}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
@@ -119,6 +125,7 @@ fault=${FAULT-start}
 margin=${MARGIN-0.02}
 wsets=${WS-}
 psecs=${POLLUTE_SECS-0.3}
+ppace=${POLLUTE_PACE-2}
 report_page=""
 
 # --- settings, all checked before anything runs -----------------------------
@@ -163,6 +170,12 @@ done
 [[ $base32 =~ ^[01]$ ]] || die "BASE32=$base32: want 0 or 1"
 case $fault in start|middle|end) ;; *) die "FAULT=$fault: want start, middle or end" ;; esac
 [[ ",$units," = *",$cold_unit,"* ]] || die "COLD_UNIT=$cold_unit: want one of UNITS=$units"
+uses=()
+for u in ${uses_list//,/ }; do
+	[[ " all page none later " = *" $u "* ]] || die "USES: unknown use '$u' (all, page, none, later)"
+	[[ " ${uses[*]} " = *" $u "* ]] || uses+=("$u")
+done
+[ "$harness" = 0 ] || [ ${#uses[@]} -gt 0 ] || die "USES is empty"
 [[ $margin =~ ^0?\.[0-9]+$ ]] || die "MARGIN=$margin: want a fraction such as 0.02"
 if [ -n "${REPORT+x}" ]; then report_page=$(report_check "$REPORT") || exit 1; fi
 command -v python3 >/dev/null || die "python3 is missing (make deps)"
@@ -264,7 +277,7 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
@@ -289,9 +302,11 @@ if [ "$harness" = 1 ]; then
 	targs_fault=(-r "$runs" -s "$folios" -f "$fault" -u "$units" -x)
 	[ "$base32" = 1 ] && targs_fault+=(-m)
 	targs_copy=(-r "$runs" -s "$cfolios" -f "$fault" -u "$units" -x)
-	targs_pollute=(-r "$runs" -d "$psecs" -x)
+	targs_pollute=(-r "$runs" -d "$psecs" -p "$ppace" -x)
 	[ -z "$wsets" ] || targs_pollute+=(-w "$wsets")
-	"$touch" fault "${targs_fault[@]}" -n >&2 || die "touch fault refuses these settings"
+	for u in "${uses[@]}"; do
+		"$touch" fault "${targs_fault[@]}" -t "$u" -n >&2 || die "touch fault -t $u refuses these settings"
+	done
 	"$touch" copy "${targs_copy[@]}" -n >&2 || die "touch copy refuses these settings"
 	"$touch" pollute "${targs_pollute[@]}" -n >&2 || die "touch pollute refuses these settings"
 fi
@@ -352,22 +367,24 @@ a_round() {
 	done
 }
 
-# b_round: the host kernel's fault path, perf and pf-hugetlb alternating
-# which goes first
+# b_round: the host kernel's fault path, perf (demand, populate) and
+# pf-hugetlb, the order rotated by the round
 b_round() {
-	local m w g pg pp
+	local m w g pg pp f k
 	for pg in 2M 1G; do
 		for m in "${mibs[@]}"; do
 			if [ $pg = 2M ]; then [ $(( m / 2 )) -le "$got2m" ] || continue; pp=2MB
 			else [[ " ${gmibs[*]} " = *" $m "* ]] && [ $(( m / 1024 )) -le "$got1g" ] || continue; pp=1GB; fi
-			for w in $(( round % 2 )) $(( (round + 1) % 2 )); do
-				if [ $w = 0 ]; then
-					step "perf bench mem mmap -f demand -p $pp -s ${m}MB"
-					bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f demand -p $pp -s "${m}MB" ||
-						die "perf bench mem mmap -p $pp -s ${m}MB failed"
+			for w in $(( round % 3 )) $(( (round + 1) % 3 )) $(( (round + 2) % 3 )); do
+				if [ $w -lt 2 ]; then
+					f=demand k=perf
+					[ $w = 1 ] && f=populate k=perf-populate
+					step "perf bench mem mmap -f $f -p $pp -s ${m}MB"
+					bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f $f -p $pp -s "${m}MB" ||
+						die "perf bench mem mmap -f $f -p $pp -s ${m}MB failed"
 					g=$(gbps "$tmp/mmap")
-					[ -n "$g" ] || die "perf bench mem mmap -p $pp -s ${m}MB: $(cat "$tmp/mmap")"
-					echo "$round faults perf-$pg $m $g" >>"$runsf"
+					[ -n "$g" ] || die "perf bench mem mmap -f $f -p $pp -s ${m}MB: $(cat "$tmp/mmap")"
+					echo "$round faults $k-$pg $m $g" >>"$runsf"
 				else
 					step "pf-hugetlb -p $pg -t zero -s $m -r 1"
 					bg "$tmp/pfh" "$pfh" -p $pg -t zero -s "$m" -r 1 || true
@@ -380,20 +397,31 @@ b_round() {
 	done
 }
 
-# c_round: touch fault and touch copy, one round each
+# c_round: touch fault for each use (the sections fault, for all, and
+# fault-<use>), touch copy and touch pollute, one round each
 c_round() {
-	local m o
-	for m in fault copy; do
-		o=$out/touch-$m.$round.out
-		if [ $m = fault ]; then
-			step "touch fault ${targs_fault[*]}"
-			bg "$o" "$touch" fault "${targs_fault[@]}" || die "touch fault failed"
-		else
+	local m o u
+	for m in "${uses[@]}" copy pollute; do
+		if [ $m = pollute ]; then
+			o=$out/touch-pollute.$round.out
+			step "touch pollute ${targs_pollute[*]}"
+			bg "$o" "$touch" pollute "${targs_pollute[@]}" || die "touch pollute failed"
+			# run <ws KiB> <variant> <ns/line> <slowdown> <GB/s>
+			awk -v r="$round" '$1 == "run" { print r, "pollute", $2, $3, $5 }' "$o" >>"$runsf"
+			continue
+		elif [ $m = copy ]; then
+			u=copy o=$out/touch-copy.$round.out
 			step "touch copy ${targs_copy[*]}"
 			bg "$o" "$touch" copy "${targs_copy[@]}" || die "touch copy failed"
+		else
+			u=fault
+			[ $m = all ] || u=fault-$m
+			o=$out/touch-$u.$round.out
+			step "touch fault ${targs_fault[*]} -t $m"
+			bg "$o" "$touch" fault "${targs_fault[@]}" -t "$m" || die "touch fault -t $m failed"
 		fi
 		# run <KiB> <variant> <clear or copy ns/page> <touch ns/page>
-		awk -v r="$round" -v t="$m" '$1 == "run" { print r, t, $2, $3, $4, $5 }' "$o" >>"$runsf"
+		awk -v r="$round" -v t="$u" '$1 == "run" { print r, t, $2, $3, $4, $5 }' "$o" >>"$runsf"
 	done
 }
 
@@ -414,17 +442,11 @@ for ((round = 0; round < rounds; round++)); do
 	[ "$harness" = 0 ] || c_round
 done
 restore
-if [ "$harness" = 1 ]; then
-	round=0
-	step "touch pollute ${targs_pollute[*]}"
-	bg "$out/touch-pollute.0.out" "$touch" pollute "${targs_pollute[@]}" || die "touch pollute failed"
-	awk '$1 == "run" { print 0, "pollute", $2, $3, $5 }' "$out/touch-pollute.0.out" >>"$runsf"
-fi
 echo "time: $(( $(date +%s) - t0 ))" >>"$out/bench.meta"
 # The CPU as the harness identifies it (its CLZERO also checks the line size)
 if [ "$harness" = 1 ]; then
 	sed -nE 's/^# CPU ([^ ]+) family ([^ ]+) model ([^ ]+) stepping ([0-9]+),.*clzero=([01]) movdir64b=([01]).*/cpuid: \1 \2 \3 \4 clzero=\5 movdir64b=\6/p' \
-		"$out/touch-fault.0.out" | head -1 >>"$out/bench.meta"
+		"$(ls "$out"/touch-fault*.0.out | head -1)" | head -1 >>"$out/bench.meta"
 else
 	awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } /^stepping/ { s = $2 }
 		/^flags/ { c = $2 ~ / clzero( |$)/; d = $2 ~ / movdir64b( |$)/;

@@ -50,6 +50,18 @@ from collections import namedtuple
 MARGIN = 0.02
 MAINLINE = {"fault": "clear_pages", "copy": "copy_mc"}
 COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
+# touch fault -t: how the folio is used after its clear; "fault" is use all.
+# bench.runs names the section fault-<use> for the others.
+USES = {"fault": "all", "fault-page": "page", "fault-none": "none", "fault-later": "later"}
+for _sec in USES:
+    MAINLINE.setdefault(_sec, "clear_pages")
+    COLD.setdefault(_sec, COLD["fault"])
+USE_TITLE = {
+    "fault": "use all: a load and a store of every line right after the clear (a task touching all of it)",
+    "fault-page": "use page: one store per 4 KiB page right after the clear (perf bench mem mmap -f demand)",
+    "fault-none": "use none: the pool's folios cleared back to back, nothing after (populate)",
+    "fault-later": "use later: as none, then one sweep of every line of the pool (populated, used later)"}
+ORDER_OF = {16: 2, 64: 4, 256: 6, 1024: 8, 2048: 9, 1048576: 18}   # real folio KiB -> order
 # The routines an entry can name (v4: MOVDIR64B is a measured column only).
 ENTRY_COLD = {"fault": ("movnti", "clzero"), "copy": ("copy_mc_movnti",)}
 ENUM = {"movnti": "MOVNTI", "clzero": "CLZERO", "copy_mc_movnti": "MOVNTI"}
@@ -454,12 +466,14 @@ def perf_tables(run):
         out.append("b. the HOST kernel's fault path (host kernel: %s), not the series, not mainline 7.3:"
                    % run.meta.get("host kernel", "not recorded"))
         out.append("   GB/s median (min-max) over all rounds")
-        out.append("%-5s %-8s %-24s %-24s %s" % ("page", "MiB", "perf bench mem mmap", "pf-hugetlb", "ranges overlap?"))
+        out.append("%-5s %-8s %-24s %-24s %-24s %s" % ("page", "MiB", "mmap -f demand", "mmap -f populate",
+                                                       "pf-hugetlb", "demand, pf-hugetlb overlap?"))
         for page, mib in sorted(faults, key=lambda x: (kib(x[0]), x[1])):
             d = faults[(page, mib)]
-            a, b = d.get("perf", []), d.get("pf-hugetlb", [])
+            a, b, c = d.get("perf", []), d.get("pf-hugetlb", []), d.get("perf-populate", [])
             ov = "-" if not a or not b else "yes" if max(min(a), min(b)) <= min(max(a), max(b)) else "no"
-            out.append("%-5s %-8s %-24s %-24s %s" % (page, mib, mmm(a) if a else "-", mmm(b) if b else "-", ov))
+            out.append("%-5s %-8s %-24s %-24s %-24s %s" % (page, mib, mmm(a) if a else "-", mmm(c) if c else "-",
+                                                          mmm(b) if b else "-", ov))
         out.append("")
     return out
 
@@ -505,20 +519,37 @@ def unit_lines(decs):
     return out
 
 
-def pollute_table(runs):
-    """The co-runner's median slowdown per working set and variant."""
+def pollute_table(runs, margin=MARGIN):
+    """The co-runner's slowdown per working set and variant, and per cold routine the decision on
+    slowdown(routine) / slowdown(clear_pages), per round, by the rule (cold: harms it less)."""
     d = {}
-    for f in (f for run in runs for f in run.rows):
-        if len(f) == 5 and f[1] == "pollute":
-            d.setdefault(int(f[2]), {}).setdefault(f[3], []).append(float(f[4]))
+    for i, run in enumerate(runs):
+        for f in run.rows:
+            if len(f) == 5 and f[1] == "pollute":
+                d.setdefault(int(f[2]), {}).setdefault(f[3], {}).setdefault((i, int(f[0])), []).append(float(f[4]))
     if not d:
         return []
+    pace = runs[0].meta.get("settings", "")
+    m = re.search(r"POLLUTE_PACE=(\S+)", pace)
     vs = sorted({v for x in d.values() for v in x})
-    out = ["c. touch pollute: the co-runner's median slowdown (1: no harm) over all rounds",
-           "%-8s" % "ws" + "".join("%12s" % v for v in vs)]
+    cold = [v for v in vs if v not in ("idle", "clear_pages")]
+    out = ["c. touch pollute: the co-runner's slowdown (1: no harm), median of the per-round medians; the "
+           "clearer %s" % ("paced at %s GB/s (the same bytes a second for every routine)" % m.group(1)
+                           if m and m.group(1) != "0" else "unpaced (as fast as each routine goes)" if m
+                           else "as recorded"),
+           "%-8s" % "ws" + "".join("%12s" % v for v in vs if v != "idle") +
+           "".join("  %-30s" % ("%s/clear_pages" % v) for v in cold)]
     for ws in sorted(d):
-        out.append("%-8s" % sname(ws) + "".join("%12s" % (fmt(statistics.median(d[ws][v])) if v in d[ws] else "-")
-                                                for v in vs))
+        med = {v: {r: statistics.median(x) for r, x in d[ws][v].items()} for v in d[ws]}
+        row = "%-8s" % sname(ws) + "".join(
+            "%12s" % (fmt(statistics.median(med[v].values())) if v in med else "-") for v in vs if v != "idle")
+        for v in cold:
+            base = med.get("clear_pages", {})
+            rat = [med[v][r] / base[r] for r in sorted(med.get(v, {})) if r in base]
+            dec = decide(rat, margin)
+            word = {"cold": "less harm", "cached": "no less harm"}.get(dec.kind, "undecided")
+            row += "  %-30s" % ("%s [%s-%s] n=%d %s" % (fmt(dec.med), fmt(dec.lo), fmt(dec.hi), dec.n, word))
+        out.append(row)
     return out + [""]
 
 
@@ -543,12 +574,109 @@ def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None, recor
     """The whole bench.txt: header, a., b., c., the pollution table and the entry (RECORDED: (new, old))."""
     out = header(runs, margin) + perf_tables(runs[0])
     out += decision_table(runs, "fault", margin, "c. touch fault: ns per 4 KiB page, median of the per-round medians")
+    for sec in [x for x in USES if x != "fault" and has_sec(runs, x)]:
+        out += decision_table(runs, sec, margin, "c. touch fault -t %s: %s; ns per 4 KiB page, median of the "
+                              "per-round medians (touch: the use)" % (USES[sec], USE_TITLE[sec].split(": ", 1)[1]))
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
-    out += pollute_table(runs)
+    out += pollute_table(runs, margin)
     if with_entry:
         text, _ = entry_text(runs, list(recorded[1]), policy_cmd, unit, margin, recorded[0], rule=False)
         out.append(text)
     return wrap("\n".join(out).rstrip())
+
+
+def has_sec(runs, sec):
+    """Whether RUNS have rows of section SEC."""
+    return any(len(f) == 6 and f[1] == sec for r in runs for f in r.rows)
+
+
+def cold_sizes(ser):
+    """The real folio sizes (KiB) that a {size: (variant, Dec)} series decides cold."""
+    return sorted(x for x, (v, d) in ser.items() if d.kind == "cold" and x in ORDER_OF)
+
+
+def pick(sers):
+    """{routine: series} -> (routine, cold sizes) with the most cold sizes; ties: the lowest
+    median ratio over them; (None, []) if none is cold anywhere."""
+    best = None
+    for r, ser in sers.items():
+        cs = cold_sizes(ser)
+        if cs:
+            score = (len(cs), -statistics.median(ser[x][1].med for x in cs))
+            if best is None or score > best[0]:
+                best = (score, r, cs)
+    return (best[1], best[2]) if best else (None, [])
+
+
+def orders_text(sizes):
+    """'2M, 1G = orders 9, 18: BIT(9) | BIT(18)' or 'none'."""
+    if not sizes:
+        return "none"
+    os_ = [ORDER_OF[x] for x in sizes]
+    return "%s = order%s %s: %s" % (", ".join(map(sname, sizes)), "s" if len(os_) > 1 else "",
+                                     ", ".join(map(str, os_)), " | ".join("BIT(%d)" % o for o in os_))
+
+
+def use_sets(runs, unit, margin):
+    """Per use, the folio sizes done cold and their routine: {use: (routine, sizes, detail lines)}.
+
+    fault: a user's fault, decided by use all (cold's worst case); populate: the whole folio
+    cold (<routine>/whole) where uses none and later both decide it cold; copy: touch copy."""
+    decs = {sec: analyse(runs, sec, margin)[0] for sec in list(USES) + ["copy"] if has_sec(runs, sec)}
+    out = {}
+    if "fault" in decs:
+        sers = {r: series(decs["fault"], r, unit) for r in ENTRY_COLD["fault"]}
+        r, cs = pick(sers)
+        det = []
+        if "fault-page" in decs and r:
+            page = series(decs["fault-page"], r, unit)
+            miss = [x for x in cs if x not in page or page[x][1].kind != "cold"]
+            if miss:
+                det.append("note: use page does not decide %s cold at %s, where use all does" % (
+                    r, ", ".join(map(sname, miss))))
+        out["fault"] = (r, cs, det)
+    if "fault-none" in decs and "fault-later" in decs:
+        sers, det = {}, []
+        for r in ENTRY_COLD["fault"]:
+            v = r + "/whole"
+            none, later = decs["fault-none"].get(v, {}), decs["fault-later"].get(v, {})
+            both = {}
+            for x in sorted(set(none) & set(later)):
+                a, b = none[x], later[x]
+                kind = "cold" if a.kind == b.kind == "cold" else "cached" if "cached" in (a.kind, b.kind) \
+                    else "undecided"
+                both[x] = (v, Dec(kind, max(a.lo or 0, b.lo or 0), max(a.hi or 0, b.hi or 0),
+                                  max(a.med or 0, b.med or 0), min(a.n, b.n)))
+                det.append("%s at %s: none %s [%s-%s] %s, later %s [%s-%s] %s" % (
+                    v, sname(x), fmt(a.med), fmt(a.lo), fmt(a.hi), a.kind, fmt(b.med), fmt(b.lo), fmt(b.hi),
+                    b.kind))
+            if both:
+                sers[r] = both
+        r, cs = pick(sers)
+        out["populate"] = (r, cs, det)
+    if "copy" in decs:
+        r, cs = pick({"copy_mc_movnti": series(decs["copy"], "copy_mc_movnti", unit)})
+        out["copy"] = (r, cs, [])
+    return out
+
+
+def use_lines(runs, unit, margin):
+    """The sets of folio orders per use, as lines (empty where no use was measured)."""
+    sets = use_sets(runs, unit, margin)
+    if not sets:
+        return []
+    title = {"fault": "fault clear (a user's fault; use all, unit %s)" % unit,
+             "populate": "populate clear (the whole folio cold where uses none and later both decide it)",
+             "copy": "copy (CoW; touch copy, unit %s)" % unit}
+    out = ["sets of folio orders done cold, per use (measured sizes only; an order between them is not "
+           "in a set):"]
+    for use in ("fault", "populate", "copy"):
+        if use not in sets:
+            continue
+        r, cs, det = sets[use]
+        out.append("  %s: %s" % (title[use], "%s at %s" % (ENUM.get(r, r), orders_text(cs)) if r else "none"))
+        out += ["    " + x for x in det]
+    return out
 
 
 def decision_of(runs, unit, margin):
@@ -575,7 +703,7 @@ def decision_lines(runs, unit, margin, name):
                 "%s %s [%s-%s] %s" % (sname(s), fmt(d.med), fmt(d.lo), fmt(d.hi), d.kind)
                 for s, (v, d) in sorted(c.ser.items()) if s >= c.thr))
         out.append("  (%s candidates: %s)" % (part, "; ".join(c.why) or "none measured"))
-    return out + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
+    return out + use_lines(runs, unit, margin) + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
 
 
 def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
@@ -771,7 +899,8 @@ def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
 
 KTESTS = (("touch", "fault-then-touch (pf-hugetlb -t touch)", "clear"),
           ("cow", "CoW copy (pf-hugetlb -t cow)", "copy"),
-          ("demand", "demand faults (perf bench mem mmap -f demand)", None))
+          ("demand", "demand faults (perf bench mem mmap -f demand)", None),
+          ("populate", "populate (perf bench mem mmap -f populate)", None))
 KSIZES = {2048: "2M", 1048576: "1G"}
 
 
@@ -896,7 +1025,7 @@ def plot(path, margin):
         print("plot: no gnuplot here; skipped")
         return
     runs = load(path)[0]
-    for sec in ("fault", "copy"):
+    for sec in [x for x in list(USES) + ["copy"] if has_sec(runs, x)]:
         decs = analyse(runs, sec, margin)[0]
         dat = os.path.join(path, "touch-%s.dat" % sec)
         with open(dat, "w") as f:
@@ -910,7 +1039,7 @@ def plot(path, margin):
                   ' %g dashtype 2 title "1 - margin"' % (os.path.join(path, "touch-%s.png" % sec), MAINLINE[sec],
                                                         max(len(decs) - 1, 0), dat, 1 - margin))
         subprocess.run(["gnuplot", "-e", script], check=False)
-    print("plot: %s/touch-fault.png, touch-copy.png" % path)
+    print("plot: %s/touch-*.png" % path)
 
 
 # ---- CLI --------------------------------------------------------------------

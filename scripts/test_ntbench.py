@@ -49,13 +49,15 @@ size   variant         copy                     touch                    total  
 """
 
 
-def write_run(d, fault=None, copy=None, rounds=5, runs=3, cpuid=AMD, unit="32M", noise=0.0, seed=0, extra=""):
-    """A made-up run in D: FAULT/COPY map (KiB, variant) -> true ratio or a list of per-round ratios."""
+def write_run(d, fault=None, copy=None, rounds=5, runs=3, cpuid=AMD, unit="32M", noise=0.0, seed=0, extra="",
+              uses=None):
+    """A made-up run in D: FAULT/COPY map (KiB, variant) -> true ratio or a list of per-round ratios;
+    USES {section (fault-none, ...): table} likewise."""
     os.makedirs(d, exist_ok=True)
     rnd = random.Random(seed)
     lines = []
     for r in range(rounds):
-        for sec, table in (("fault", fault or {}), ("copy", copy or {})):
+        for sec, table in [("fault", fault or {}), ("copy", copy or {})] + sorted((uses or {}).items()):
             base = ntbench.MAINLINE[sec]
             for size in sorted({k for k, _ in table}):
                 for _ in range(runs):
@@ -114,6 +116,71 @@ class Base(unittest.TestCase):
         with open(p, "w") as f:
             f.write(POLICY % line + "\n")
         return "%s %s" % (sys.executable, p)
+
+
+class Uses(Base):
+    """Sets of folio orders per use (touch fault -t): fault from all, populate from none and later."""
+
+    def amd(self, later_2m=0.80, page_2m=0.55):
+        # Zen 5's shape (issue 34): CLZERO loses when the task touches all of it at once and wins
+        # when nobody does, up to 2M; at 1G it ties; MOVNTI populates 2M and loses at 1G.
+        far = {"clzero": 1.3, "movnti": 1.55}
+        none = {"clzero/whole": {16: 0.5, 2048: 0.48, 1048576: 1.0},
+                "movnti/whole": {16: 0.8, 2048: 0.78, 1048576: 1.61}, "clzero": 0.55, "movnti": 0.8}
+        later = {"clzero/whole": {16: 0.8, 2048: later_2m, 1048576: 1.01},
+                 "movnti/whole": {16: 0.93, 2048: 0.92, 1048576: 1.2}, "clzero": 0.85, "movnti": 0.93}
+        sizes = [16, 2048, 1048576]
+        return write_run(os.path.join(self.d, "u"), fault=full(far, sizes),
+                         copy={(2048, "copy_mc_movnti"): 1.05, (1048576, "copy_mc_movnti"): 0.88},
+                         uses={"fault-page": full({"clzero": page_2m, "movnti": 0.82}, sizes),
+                               "fault-none": full(none, sizes), "fault-later": full(later, sizes)},
+                         unit="range")
+
+    def test_populate_cold_at_2m_cached_at_1g(self):
+        sets = ntbench.use_sets(ntbench.load(self.amd())[0], "range", 0.02)
+        self.assertEqual(sets["fault"][:2], (None, []))
+        self.assertEqual(sets["populate"][:2], ("clzero", [16, 2048]))
+        self.assertEqual(sets["copy"][:2], ("copy_mc_movnti", [1048576]))
+        text = "\n".join(ntbench.use_lines(ntbench.load(self.amd())[0], "range", 0.02))
+        self.assertIn("populate clear (the whole folio cold where uses none and later both decide it): "
+                      "CLZERO at 16K, 2M = orders 2, 9: BIT(2) | BIT(9)", text)
+        self.assertIn("copy (CoW; touch copy, unit range): MOVNTI at 1G = order 18: BIT(18)", text)
+        self.assertIn("clzero/whole at 1G: none 1.00 [1.00-1.00] cached, later 1.01 [1.01-1.01] cached", text)
+
+    def test_undecided_use_keeps_the_size_out(self):
+        # CLZERO's later straddles 1 - margin at 2M: undecided there, so CLZERO populates only 16K
+        # cold, and MOVNTI, cold at both sizes, is the routine with the larger set
+        d = self.amd(later_2m=[0.90, 1.00, 0.95, 1.02, 0.97])
+        sets = ntbench.use_sets(ntbench.load(d)[0], "range", 0.02)
+        self.assertEqual(sets["populate"][:2], ("movnti", [16, 2048]))
+        self.assertIn("later 0.97 [0.90-1.02] undecided", "\n".join(sets["populate"][2]))
+
+    def test_fault_set_checked_against_page(self):
+        d = write_run(os.path.join(self.d, "f"), fault=full({"movnti": {1048576: 0.9}}, [1048576]),
+                      uses={"fault-page": full({"movnti": {1048576: 1.0}}, [1048576])}, unit="range")
+        sets = ntbench.use_sets(ntbench.load(d)[0], "range", 0.02)
+        self.assertEqual(sets["fault"][:2], ("movnti", [1048576]))
+        self.assertIn("use page does not decide movnti cold at 1G, where use all does", sets["fault"][2][0])
+
+    def test_tables_show_each_use(self):
+        rc, out, _ = cli("tables", self.amd())
+        self.assertEqual(rc, 0)
+        for use in ("page", "none", "later"):
+            self.assertIn("c. touch fault -t %s" % use, out)
+        self.assertIn("sets of folio orders done cold, per use", out)
+
+
+class Pollute(Base):
+    def test_rounds_decide_the_harm(self):
+        rows = []
+        for r in range(5):
+            for ws, cp, clz, mv in ((4096, 1.20, 1.05, 1.10 + 0.02 * (r % 2 * 2 - 1)), (8192, 1.2, 1.3, 1.0)):
+                rows += ["%d pollute %d idle 1.000" % (r, ws), "%d pollute %d clear_pages %.3f" % (r, ws, cp),
+                         "%d pollute %d clzero %.3f" % (r, ws, clz), "%d pollute %d movnti %.3f" % (r, ws, mv)]
+        d = write_run(os.path.join(self.d, "p"), fault={(2048, "movnti"): 0.9}, extra="\n".join(rows) + "\n")
+        text = "\n".join(ntbench.pollute_table(ntbench.load(d)[0]))
+        self.assertRegex(text, r"4M .* 0\.88 \[0\.88-0\.88\] n=5 less harm +0\.9\d \[0\.9\d-0\.9\d\] n=5 less")
+        self.assertRegex(text, r"8M .* 1\.08 \[1\.08-1\.08\] n=5 no less harm +0\.83 .* less harm")
 
 
 class Decisions(Base):
