@@ -1039,6 +1039,20 @@ def plot(path, margin):
                   ' %g dashtype 2 title "1 - margin"' % (os.path.join(path, "touch-%s.png" % sec), MAINLINE[sec],
                                                         max(len(decs) - 1, 0), dat, 1 - margin))
         subprocess.run(["gnuplot", "-e", script], check=False)
+    uses = [x for x in USES if has_sec(runs, x)]
+    if len(uses) > 1:       # the uses side by side, one panel each, the same axes
+        panels = []
+        for sec in uses:
+            n = len(analyse(runs, sec, margin)[0])
+            panels.append('set title "%s"; plot for [i=0:%d] "%s" index i using 1:2:3:4 with yerrorlines '
+                          'title columnhead(1), %g dashtype 2 title "1 - margin"' % (
+                              "touch fault -t " + USES[sec], max(n - 1, 0),
+                              os.path.join(path, "touch-%s.dat" % sec), 1 - margin))
+        script = ('set terminal png noenhanced size 1400,900; set output "%s"; set multiplot layout 2,2;'
+                  'set logscale x 2; set xlabel "folio KiB"; set ylabel "total / clear_pages";'
+                  'set yrange [0:2]; set key font ",8"; set format x "%%.0f"; %s; unset multiplot' % (
+                      os.path.join(path, "touch-uses.png"), "; ".join(panels)))
+        subprocess.run(["gnuplot", "-e", script], check=False)
     print("plot: %s/touch-*.png" % path)
 
 
