@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
-	debug debug-broken kunit-broken series-size bisect-broken deb bench-kernel package check export status clean distclean help
+	debug debug-broken kunit-broken series-size bisect-broken bisect-kbuild bisect-kbuild-broken deb bench-kernel package check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -45,7 +45,7 @@ matrix: build
 checkpatch: realise
 	@$(S)/checkpatch.sh
 
-## make bisect     build each patch in turn, kbuild's incremental build (bisectability)
+## make bisect     build HEAD, then each patch in turn on top of it (bisectability)
 bisect: realise
 	@$(S)/bisect.sh
 
@@ -103,6 +103,14 @@ htmldocs: realise
 ## make bisect-broken  show that the bisect fails a commit that uses what a later one adds (throwaway copy)
 bisect-broken: realise
 	@$(S)/bisect-broken.sh
+
+## make bisect-kbuild  each patch in turn with kbuild's own incremental build and ccache (not in check: 35-40 min)
+bisect-kbuild: realise
+	@$(S)/bisect-kbuild.sh
+
+## make bisect-kbuild-broken  show bisect-kbuild failing the commits that use what a later one adds
+bisect-kbuild-broken: realise
+	@$(S)/bisect-kbuild-broken.sh
 
 ## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
 debug: realise

@@ -15,14 +15,6 @@ BASE_VERSION=$(cat "$PATCHES/base-version" 2>/dev/null || echo unknown)
 BASE_DIR=${BASE_DIR:-$BUILD/base}
 SHARED_BASES=${SHARED_BASES:-$TOP/../shared/bases}
 JOBS=${JOBS:-$(nproc)}
-# Every compiler through ccache where Debian's is installed (its
-# /usr/lib/ccache holds a gcc, cc and cross gcc that call it): a recompile
-# of the same preprocessed source with the same options is a hit. The cache
-# is the workshop's own, build/ccache (make distclean removes it).
-if [ -d /usr/lib/ccache ]; then
-	case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) PATH=/usr/lib/ccache:$PATH ;; esac
-	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-fi
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">> $*" >&2; }

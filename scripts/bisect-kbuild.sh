@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Build the tree after each patch of the series in turn (bisectability), with
+# kbuild's own incremental build: each commit from the first patch to HEAD is
+# checked out in the realised tree (build/linux; back to its branch at the
+# end) and built in the main build folder (build/obj, the main config), as
+# the kernel's build robots bisect. git writes every file a checkout changes
+# with the time of now, so make rebuilds every target that kbuild's .cmd
+# records say depends on one (fixdep lists each header a file includes, and
+# each CONFIG_ symbol it tests) and nothing else; vmlinux is linked at every
+# commit, so a commit that uses what a later one adds fails to link. ccache
+# (this script puts Debian's /usr/lib/ccache first in PATH, its cache in
+# build/ccache) makes a recompile whose preprocessed source is unchanged a
+# cache hit: after cpufeatures.h gains two defines, only the files that use
+# them compile again.
+#
+# At each commit any warning in its build log (compiler, objtool, modpost:
+# the base builds this config without one) or a W=1 warning in a C file the
+# patch touches fails it. A commit that touches only tools/ or
+# Documentation/ changes nothing in the kernel build: a patch to tools/perf
+# builds perf (build/perf, with -Werror, its default), one to the mm
+# selftests builds them (kselftest build), one to Documentation/ is checked
+# by checkpatch. HEAD is built to bzImage, the build stage's target.
+#
+# Every commit's build log is kept in build/logs/bisect/ (<n>-<hash>.log);
+# a failing commit's first error lines are printed under its result.
+. "$(dirname "$0")/lib.sh"
+# Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
+# cc that call it), the cache the workshop's own, build/ccache.
+if [ -d /usr/lib/ccache ]; then
+	PATH=/usr/lib/ccache:$PATH
+	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+fi
+
+[ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
+[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
+branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) ||
+	die "$SRC is not on a branch (a bisect stopped half-way?): git -C $SRC checkout master"
+trap 'git -C "$SRC" checkout -q "$branch"' EXIT
+pass=0 fail=0
+# BISECT_BASE=<commit>: only the patches after it (default: the whole series).
+from=${BISECT_BASE:-base}
+git -C "$SRC" rev-parse -q --verify "$from^{commit}" >/dev/null ||
+	die "BISECT_BASE=$from is not a commit of $SRC"
+head=$(git -C "$SRC" rev-parse HEAD)
+commits=$(git -C "$SRC" rev-list --reverse "$from..HEAD")
+[ -n "$commits" ] || die "no patches after $from"
+# A folder of the earlier scheme (build/obj/.bisect) held objects built from
+# other contents than their sources' times say: not a base to build on.
+if [ -d "$OBJ/.bisect" ]; then
+	note "removing $OBJ: built by the earlier bisect scheme, whose objects kbuild cannot trust"
+	rm -rf "$OBJ"
+fi
+logs=$BUILD/logs/bisect
+rm -rf "$logs"
+mkdir -p "$logs" "$OBJ"
+
+# Build the commit checked out ($1, number $2) to target $3. Sets built,
+# warn and blog.
+build_at() {
+	local c=$1 target=$3 files f w
+	warn="" built=1 blog=$logs/$2-$(git -C "$SRC" rev-parse --short "$c").log
+	TARGET=$target "$TOP/scripts/build.sh" >"$blog" 2>&1 || built=0
+	[ -f "$OBJ/build.log" ] && cat "$OBJ/build.log" >>"$blog"
+	[ $built = 1 ] || return 0
+	warn=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
+	# W=1 on the C files the patch touches.
+	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -E '\.c$' || true)
+	for f in $files; do
+		[ -f "$OBJ/${f%.c}.o" ] || continue
+		w=$(kmake -s W=1 "${f%.c}.o" 2>&1 | tee -a "$blog" | grep -E 'warning:' || true)
+		warn="$warn$w"
+	done
+}
+
+# Perf and the mm selftests, where the commit ($1) touches them. Adds to
+# what and warn.
+tools_at() {
+	local touched
+	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$1")
+	# Patches to perf: perf must build too (with -Werror, its default).
+	if grep -qE '^tools/(perf|arch/x86/lib)/' <<<"$touched"; then
+		what="$what, perf"
+		mkdir -p "$BUILD/perf"
+		perf_make "$SRC" "$BUILD/perf" >"$BUILD/logs/bisect-perf.log" 2>&1 ||
+			warn="$warn perf build failed: $(tail -5 "$BUILD/logs/bisect-perf.log")"
+	fi
+	# Patches to the mm selftests: they must build (kselftest build).
+	if grep -q '^tools/testing/selftests/mm/' <<<"$touched"; then
+		what="$what, selftests/mm"
+		OUT_DIR=$BUILD/bisect-selftests "$TOP/scripts/selftests.sh" >"$BUILD/logs/bisect-selftests.log" 2>&1 ||
+			warn="$warn selftests build failed: $(tail -5 "$BUILD/logs/bisect-selftests.log")"
+	fi
+}
+
+report() {	# $1 subject, $2 seconds
+	if [ $built = 0 ]; then
+		fail=$((fail + 1)); echo "not ok $1 (build failed, ${2}s; log: ${blog#"$TOP"/})"
+		# The first errors, not make's last lines: with -j, the compiler's
+		# message can be far above them.
+		{ grep -E 'error:|undefined reference|No rule to make|\*\*\*' "$blog" || tail -20 "$blog"; } |
+			awk '!seen[$0]++' | head -20 | sed 's/^/    # /'
+	elif [ -z "$warn" ]; then
+		pass=$((pass + 1)); echo "ok $1 (built: ${what#nothing in the kernel, }, ${2}s)"
+	else
+		fail=$((fail + 1)); echo "not ok $1 (warnings, ${2}s; log: ${blog#"$TOP"/})"
+		sed 's/^/    # /' <<<"$warn"
+	fi
+}
+
+command -v ccache >/dev/null && ccache -z >/dev/null
+i=0
+for c in $commits; do
+	i=$((i + 1))
+	t0=$(date +%s)
+	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
+	if [ "$c" = "$head" ]; then
+		git -C "$SRC" checkout -q "$branch"
+	else
+		git -C "$SRC" checkout -q --detach "$c"
+	fi
+	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c")
+	warn="" built=1 what=vmlinux blog=""
+	if [ "$c" = "$head" ]; then
+		what=bzImage
+		build_at "$c" $i bzImage
+	elif grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
+		build_at "$c" $i vmlinux
+	else
+		what="nothing in the kernel"
+	fi
+	[ $built = 1 ] && tools_at "$c"
+	report "$subj" $(($(date +%s) - t0))
+done
+command -v ccache >/dev/null && echo "# ccache: $(ccache --print-stats 2>/dev/null |
+	awk -F'\t' '$1 == "direct_cache_hit" { d = $2 } $1 == "preprocessed_cache_hit" { p = $2 }
+		$1 == "cache_miss" { m = $2 } END { printf "%d direct hits, %d preprocessed hits, %d misses", d, p, m }')"
+
+mkdir -p "$BUILD/results"
+echo "$pass $fail 0" >"$BUILD/results/bisect.counts"
+echo "bisect: $pass passed, $fail failed"
+[ $fail = 0 ]
