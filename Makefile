@@ -8,7 +8,7 @@ S := scripts
 
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
-	harness harness-bench perf bench analysis selftests mmtests mmtests-broken sparse builds htmldocs \
+	harness harness-bench perf bench analysis selftests mmtests mmtests-broken hugetlb-broken hugetlb-stable sparse builds htmldocs \
 	debug debug-broken kunit-broken series-size bisect-broken bisect-kbuild bisect-kbuild-broken deb bench-kernel package check export status clean distclean help
 
 help:
@@ -88,6 +88,10 @@ mmtests-broken: realise
 hugetlb-broken: realise
 	@HUGETLB_BROKEN=1 $(S)/mmtests.sh
 
+## make hugetlb-stable  the same tests on Debian 12's 6.1 and 6.12 kernels, without and with the backports (patches/hugetlb/stable-*/)
+hugetlb-stable: realise
+	@HUGETLB_STABLE=1 $(S)/mmtests.sh
+
 ## make sparse     sparse (C=2) and W=1 on the series' C files, against the base's
 sparse: build
 	@$(S)/sparse.sh
@@ -162,7 +166,7 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj \
+	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj build/stable/*/*-obj \
 		build/logs build/results build/initramfs.cpio build/deb build/package-extra build/package-initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)

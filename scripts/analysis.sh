@@ -34,10 +34,10 @@ small_bench() {
 	grep -E 'populate clear' "$b/bench.txt" || { echo "bench.txt has no populate set"; return 1; }
 	# where the host's 2 MiB pool let b. run, populate beside demand
 	if grep -q ' faults perf-2M ' "$b/bench.runs"; then
-		grep -E ' faults perf-populate-2M ' "$b/bench.runs" | head -1 ||
+		grep -m1 -E ' faults perf-populate-2M ' "$b/bench.runs" ||
 			{ echo "bench.runs has no perf bench mem mmap -f populate line"; return 1; }
 	fi
-	grep -E 'undecided|cold|cached' "$b/bench.txt" | head -5
+	grep -m5 -E 'undecided|cold|cached' "$b/bench.txt"
 }
 {
 	echo "KTAP version 1"

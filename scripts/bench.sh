@@ -389,7 +389,7 @@ b_round() {
 					step "pf-hugetlb -p $pg -t zero -s $m -r 1"
 					bg "$tmp/pfh" "$pfh" -p $pg -t zero -s "$m" -r 1 || true
 					g=$(sed -nE 's/.*clear [0-9]+ MiB by faults: ([0-9.]+) GB\/s.*/\1/p' "$tmp/pfh")
-					[ -n "$g" ] || die "pf-hugetlb -p $pg -s $m: no result: $(grep -E 'SKIP|not ok|Bail' "$tmp/pfh" | head -1)"
+					[ -n "$g" ] || die "pf-hugetlb -p $pg -s $m: no result: $(grep -m1 -E 'SKIP|not ok|Bail' "$tmp/pfh")"
 					echo "$round faults pf-hugetlb-$pg $m $g" >>"$runsf"
 				fi
 			done

@@ -98,7 +98,7 @@ report() {	# $1 subject, $2 seconds
 		# The first errors, not make's last lines: with -j, the compiler's
 		# message can be far above them.
 		{ grep -E 'error:|undefined reference|No rule to make|\*\*\*' "$blog" || tail -20 "$blog"; } |
-			awk '!seen[$0]++' | head -20 | sed 's/^/    # /'
+			awk '!seen[$0]++ && n++ < 20' | sed 's/^/    # /'
 	elif [ -z "$warn" ]; then
 		pass=$((pass + 1)); echo "ok $1 (built: ${what#nothing in the kernel, }, ${2}s)"
 	else

@@ -111,7 +111,7 @@ report() {	# $1 subject, $2 seconds
 		{ cat "$blog"; cat "$OBJ/build.log" 2>/dev/null || true; } >"$keep"
 		fail=$((fail + 1)); echo "not ok $1 (build failed, ${2}s; log: ${keep#"$TOP"/})"
 		{ grep -E 'error:|undefined reference|No rule to make|\*\*\*' "$keep" || tail -20 "$keep"; } |
-			awk '!seen[$0]++' | head -20 | sed 's/^/    # /'
+			awk '!seen[$0]++ && n++ < 20' | sed 's/^/    # /'
 	elif [ -z "$warn" ]; then
 		pass=$((pass + 1)); echo "ok $1 (built: ${what#nothing in the kernel, }, ${2}s)"
 	else

@@ -48,7 +48,7 @@ fi
 
 note "building $target in $OBJ ($JOBS jobs)"
 if ! kmake -s "$target" >"$OBJ/build.log" 2>&1; then
-	grep -E 'error|Error|undefined reference' "$OBJ/build.log" | head -30 >&2
+	grep -m30 -E 'error|Error|undefined reference' "$OBJ/build.log" >&2
 	die "kernel build failed (log: $OBJ/build.log)"
 fi
 grep -v '^Kernel: ' "$OBJ/build.log" >&2 || true

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The kernel's own mm selftests against the cold paths: a guest kernel of
-# the series with what they need (config/nt.config + config/mmtests.config,
-# in build/mmtests-obj), the tests of $MMTESTS built statically from the
+# The kernel's own mm selftests against the cold paths: the build stage's
+# guest kernel (config/nt.config holds what they need, so that no second
+# kernel is built: build/obj), the tests of $MMTESTS built statically from the
 # realised tree and carried in an initramfs of their own (guest/mmtests runs
-# them), booted on each row of $MMTESTS_ROWS twice: "cold", every large
+# them), booted on each row of $MMTESTS_ROWS: "cold", every large
 # folio cleared and copied cold (nt_knobs=8192,8192: the debugfs knobs at
-# their minimum, which the guest sets before the tests), and "off" (nt_stores=off, the kernel clears and copies as
-# mainline). A test fails on any "not ok" case or a bad exit in the cold run,
+# their minimum, which the guest sets before the tests), and, on the first
+# row only, "off" (nt_stores=off, the kernel clears and copies as mainline
+# on every row). A test fails on any "not ok" case or a bad exit in the cold run,
 # and on any case that passes off but not cold; the totals of both runs are
 # printed side by side. A failure of the off run alone (the base kernel's)
 # is reported, not counted.
@@ -49,7 +50,7 @@ off_args="nt_stores=off"
 
 res=$BUILD/results
 logs=$BUILD/logs
-mobj=$BUILD/mmtests-obj
+mobj=$OBJ
 sel=$BUILD/mmtests-sel
 extra=$BUILD/mmtests-extra
 initrd=$BUILD/mmtests-initramfs.cpio
@@ -58,8 +59,7 @@ mkdir -p "$res" "$logs"
 pass=0 fail=0 skip=0 n=0
 
 mbuild() {
-	OBJ=$mobj FRAGMENTS="$TOP/config/nt.config $TOP/config/mmtests.config" \
-		"$TOP/scripts/build.sh" 2>"$logs/mmtests-build.log"
+	OBJ=$mobj "$TOP/scripts/build.sh" 2>"$logs/mmtests-build.log"
 }
 
 # The tests, static, against the tree's own uapi headers; then the image.
@@ -117,7 +117,7 @@ totals() {
 judge() {
 	local c o rc orc why="" ok=1 lost nf
 	c=$(cases "$logs/mmtests-$1-cold.log" "$2")
-	o=$(cases "$logs/mmtests-$1-off.log" "$2")
+	o=$(cases "$logs/mmtests-$offrow-off.log" "$2")
 	rc=$(sed -n 's/^exit //p' <<<"$c") orc=$(sed -n 's/^exit //p' <<<"$o")
 	printf '# %-16s %-22s cold: %-40s off: %s\n' "$1" "$2" "$(totals "$c") (exit $rc)" "$(totals "$o") (exit $orc)"
 	# kselftest exit codes: 0 pass, 4 skip
@@ -126,7 +126,7 @@ judge() {
 	nf=$(grep -c '^fail ' <<<"$c" || true)
 	if [ "$nf" -gt 0 ]; then
 		ok=0 why="$why $nf not ok cold;"
-		grep '^fail ' <<<"$c" | head -5 | sed 's/^fail /# not ok cold: /'
+		grep -m5 '^fail ' <<<"$c" | sed 's/^fail /# not ok cold: /'
 	fi
 	# every case that passes off passes cold
 	lost=$(comm -23 <(grep '^pass ' <<<"$o" | sort || true) <(grep '^pass ' <<<"$c" | sort || true))
@@ -138,15 +138,51 @@ judge() {
 	ktap $ok "$1 $2" "$why"
 }
 
-# HUGETLB_BROKEN=1 (make hugetlb-broken): the hugetlb fix series' tests,
-# hugetlb-fork and hugetlb-exclusive, on 1 GiB pages in a guest
-# ($HUGETLB_ROW, default Icelake-Server: pdpe1gb, 5-level paging) of the
-# base kernel, without the fixes, where they must fail, and of the base
-# with the hugetlb series alone (patches/hugetlb/), where they must pass.
-# The kernels (config/nt.config + config/mmtests.config: the options the
-# NT series adds do not exist there) are built from worktrees of the
-# realised tree, build/hugetlb-{base,fix}-src, out of tree in
-# build/hugetlb-{base,fix}-obj: a rerun rebuilds only what changed.
+# The hugetlb fix series' tests on 1 GiB pages (make hugetlb-broken, make
+# hugetlb-stable): hugetlb-fork and hugetlb-exclusive, in guests
+# ($HUGETLB_ROW, default Icelake-Server: pdpe1gb, 5-level paging; 8 GiB,
+# two 1 GiB pages reserved at boot) of kernels built from worktrees (config/
+# nt.config: the options a tree lacks are left out), out of tree: a rerun
+# rebuilds only what changed.
+#
+# hworktree <repo> <commit> <dir>: a worktree of <repo> at <commit>
+hworktree() {
+	if [ -e "$3/.git" ]; then
+		git -C "$3" checkout -q --detach "$2"
+	else
+		rm -rf "$3"
+		git -C "$1" worktree prune
+		git -C "$1" worktree add -q --detach "$3" "$2"
+	fi
+}
+# hbuild <src> <obj> <label>: build <src> in <obj>
+hbuild() {
+	SRC=$1 OBJ=$2 "$TOP/scripts/build.sh" 2>"$logs/$3-build.log" ||
+		die "$3: the kernel did not build (log: $logs/$3-build.log)"
+}
+# hrun <obj> <label>: boot it once, the console in $logs/<label>.log;
+# prints, per test, "<test> <pass|fail|none> <count> <exit>": the 1 GiB
+# case's result and its count (children that lost the page; rounds that
+# reported the private page shared; 0 when it passed)
+hrun() {
+	local l=$logs/$2.log t c g k
+	# 8G, as the matrix boots it: with 4G no 1 GiB page is left at boot.
+	OBJ=$1 INITRD=$initrd BOOT_MEM=8G BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+		"$TOP/scripts/boot.sh" -q -l "$l" -a "nt_mmtests=$(echo $tests | tr ' ' ',')" "$row" || true
+	for t in $tests; do
+		c=$(cases "$l" "$t")
+		g=$(grep -m1 '^\(pass\|fail\) 1048576 kB' <<<"$c" || true)
+		k=$(awk -v t="$t" '$0 == "# mmtest begin " t {on = 1; next}
+			on && index($0, "# mmtest end " t) == 1 {on = 0}
+			on && /^# 1048576 kB: [0-9]+ of [0-9]+ (children lost|rounds reported)/ {print $4; exit}' "$l")
+		echo "$t ${g%% *} ${k:-0} $(sed -n 's/^exit //p' <<<"$c")" | sed 's/^\([^ ]*\)  /\1 none /'
+	done
+}
+
+# HUGETLB_BROKEN=1 (make hugetlb-broken): on the base kernel, without the
+# fixes, both tests must fail on 1 GiB pages; on the base with the hugetlb
+# series alone (patches/hugetlb/), both must pass. Worktrees of the realised
+# tree, build/hugetlb-{base,fix}-src, built in build/hugetlb-{base,fix}-obj.
 if [ "${HUGETLB_BROKEN:-0}" = 1 ]; then
 	row=${HUGETLB_ROW:-Icelake-Server}
 	nh=$(hugetlb_series_files | wc -l)
@@ -160,38 +196,72 @@ if [ "${HUGETLB_BROKEN:-0}" = 1 ]; then
 		want=base
 		[ $v = fix ] && want=$htop
 		wt=$BUILD/hugetlb-$v-src
-		if [ -e "$wt/.git" ]; then
-			git -C "$wt" checkout -q --detach "$want"
-		else
-			rm -rf "$wt"
-			git -C "$SRC" worktree prune
-			git -C "$SRC" worktree add -q --detach "$wt" "$want"
-		fi
+		hworktree "$SRC" "$want" "$wt"
 		note "$v: $(git -C "$wt" log -1 --format='%h %s')"
-		SRC=$wt OBJ=$BUILD/hugetlb-$v-obj FRAGMENTS="$TOP/config/nt.config $TOP/config/mmtests.config" \
-			"$TOP/scripts/build.sh" 2>"$logs/hugetlb-$v-build.log" ||
-			die "the $v kernel did not build (log: $logs/hugetlb-$v-build.log)"
-		l=$logs/hugetlb-$v-$row.log
-		# 8G, as the matrix boots it: with 4G no 1 GiB page is left at boot.
-		OBJ=$BUILD/hugetlb-$v-obj INITRD=$initrd BOOT_MEM=8G BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
-			"$TOP/scripts/boot.sh" -q -l "$l" -a "nt_mmtests=$(echo $tests | tr ' ' ',')" "$row" || true
-		for t in $tests; do
-			c=$(cases "$l" "$t")
-			echo "# $v $row $t: $(totals "$c") (exit $(sed -n 's/^exit //p' <<<"$c"))"
+		hbuild "$wt" "$BUILD/hugetlb-$v-obj" "hugetlb-$v"
+		while read -r t g k rc; do
 			awk -v t="$t" '$0 == "# mmtest begin " t {on = 1; next}
 				on && index($0, "# mmtest end " t) == 1 {on = 0}
-				on && /^# [0-9]+ kB: / {print "#   " substr($0, 3)}' "$l"
-			g=$(grep '^\(pass\|fail\) 1048576 kB' <<<"$c" | head -1 || true)
+				on && /^# [0-9]+ kB: / {print "#   " substr($0, 3)}' "$logs/hugetlb-$v-$row.log"
 			if [ $v = base ]; then
-				ok=0; [ "${g%% *}" = fail ] && ok=1
-				ktap $ok "without the fixes (base): $t fails on 1 GiB pages" "${g:-no 1 GiB case (no 1 GiB page?)}" "console log: $l"
+				ok=0; [ "$g" = fail ] && ok=1
+				ktap $ok "without the fixes (base): $t fails on 1 GiB pages" "1 GiB case: $g, count $k (no 1 GiB case: no 1 GiB page?)" "console log: $logs/hugetlb-$v-$row.log"
 			else
-				ok=0; [ "${g%% *}" = pass ] && grep -q '^exit 0$' <<<"$c" && ok=1
-				ktap $ok "with the hugetlb series: $t passes" "${g:-no 1 GiB case (no 1 GiB page?)}" "console log: $l"
+				ok=0; [ "$g" = pass ] && [ "$rc" = 0 ] && ok=1
+				ktap $ok "with the hugetlb series: $t passes" "1 GiB case: $g, exit $rc" "console log: $logs/hugetlb-$v-$row.log"
 			fi
-		done
+		done < <(hrun "$BUILD/hugetlb-$v-obj" "hugetlb-$v-$row")
 	done
 	echo "hugetlb-broken: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+fi
+
+# HUGETLB_STABLE=1 (make hugetlb-stable): the same tests on the kernels
+# Debian 12 runs, $STABLE_TREES (default "6.1 6.12": linux-source-6.1 and
+# linux-source-6.12 of bookworm-security, at the versions pinned in
+# patches/hugetlb/stable-<v>/debian-version, else the archive's), each
+# realised as a git tree (build/stable/<v>/linux, one commit tagged base)
+# with the backports of patches/hugetlb/stable-<v>/ applied by git am on
+# branch fix; both kernels built (build/stable/<v>/{base,fix}-obj) and
+# booted $STABLE_RUNS times (default 3). The count of each run is printed
+# (children that lost the page; rounds that reported the private page
+# shared). Fails on a fixed kernel whose 1 GiB case does not pass with 0
+# in every run; the base's counts are reported, not judged: whether a tree
+# has each bug is read from its source (docs/checks.md).
+if [ "${HUGETLB_STABLE:-0}" = 1 ]; then
+	row=${HUGETLB_ROW:-Icelake-Server}
+	runs=${STABLE_RUNS:-3}
+	tests="hugetlb-fork hugetlb-exclusive"
+	mimage || die "the tests did not build (log: $logs/mmtests-sel.log)"
+	pass=0 fail=0 n=0
+	for ver in ${STABLE_TREES:-6.1 6.12}; do
+		repo=$("$TOP/scripts/stable-tree.sh" "$ver") || die "linux-source-$ver: no tree"
+		for v in base fix; do
+			wt=$BUILD/stable/$ver/$v-src
+			hworktree "$repo" "$v" "$wt"
+			note "$ver $v: $(git -C "$wt" log -1 --format='%h %s')"
+			FRAGMENTS="$TOP/config/nt.config $TOP/config/stable.config" \
+				hbuild "$wt" "$BUILD/stable/$ver/$v-obj" "stable-$ver-$v"
+			declare -A sum=()
+			for r in $(seq 1 "$runs"); do
+				while read -r t g k rc; do
+					echo "# $ver $v run $r: $t 1 GiB case $g, count $k, exit $rc"
+					sum[$t]="${sum[$t]:-}${sum[$t]:+, }$k"
+					if [ $v = fix ]; then
+						ok=0; [ "$g" = pass ] && [ "$k" = 0 ] && [ "$rc" = 0 ] && ok=1
+						ktap $ok "$ver with the backports, run $r: $t passes on 1 GiB pages" \
+							"1 GiB case: $g, count $k, exit $rc" "console log: $logs/stable-$ver-$v-$r.log"
+					fi
+				done < <(hrun "$BUILD/stable/$ver/$v-obj" "stable-$ver-$v-$r")
+			done
+			for t in $tests; do
+				echo "# $ver $([ $v = base ] && echo "without the backports" || echo "with the backports"): $t counts ${sum[$t]:-none}"
+			done
+			unset sum
+		done
+	done
+	echo "hugetlb-stable: $pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit
 fi
@@ -222,7 +292,7 @@ if [ "${MMTESTS_BROKEN:-0}" = 1 ]; then
 	mbuild || die "the restored tree did not build"
 	c=$(cases "$logs/mmtests-$row-cold.log" cow)
 	echo "# $row cow, each cold copy batch flipping one byte of its source: $(totals "$c")"
-	grep '^fail ' <<<"$c" | head -5 | sed 's/^fail /# not ok: /'
+	grep -m5 '^fail ' <<<"$c" | sed 's/^fail /# not ok: /'
 	if grep -q '^fail ' <<<"$c"; then
 		echo "ok broken_cold_copy_fails_cow (console log: $logs/mmtests-$row-cold.log)"
 		exit 0
@@ -248,9 +318,13 @@ if [ $ok = 0 ]; then
 	exit 1
 fi
 
+# The off run (nt_stores=off: mainline's clear and copy, whatever the
+# vendor) once, on the first row; each row's cold run is judged against it.
+offrow=${rows%% *}
 for row in $rows; do
-
-	for mode in cold off; do
+	modes=cold
+	[ "$row" = "$offrow" ] && modes="cold off"
+	for mode in $modes; do
 		t0=$(date +%s)
 		r=0; mboot "$row" $mode "$tests" || r=1
 		l=$logs/mmtests-$row-$mode.log

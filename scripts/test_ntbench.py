@@ -477,10 +477,11 @@ class Kernel(unittest.TestCase):
             raw, page = os.path.join(d, "bk.out"), os.path.join(d, "p.md")
             with open(raw, "w") as f:
                 f.write(self.lines(8.0, 6.0) + "\n")
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 self.assertEqual(ntbench.main(["kernel", raw, "--report", page]), 0)
                 self.assertEqual(ntbench.main(["kernel", raw, "--report", page]), 2)  # never overwritten
-            text = open(page).read()
+            with open(page) as f:
+                text = f.read()
             self.assertIn("in-kernel measurement, bare metal", text)
             self.assertIn("NT-BENCH 5 cow 2048 cold", text)
 
