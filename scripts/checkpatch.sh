@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run checkpatch --strict on every patch of the series (the hugetlb fix
-# series in patches/hugetlb/, the kernel series in patches/, the perf series
-# in patches/perf/); count the patches that are
+# series in patches/hugetlb/ and its stable backports, the kernel series in
+# patches/, the perf series in patches/perf/); count the patches that are
 # clean. New files need no MAINTAINERS change when existing entries cover
 # them (the series adds no entry of its own): checkpatch's FILE_PATH_CHANGES
 # reminder is replaced by a check that get_maintainer.pl finds a subsystem
@@ -14,7 +14,11 @@
 
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
 pass=0 fail=0
-for p in $(hugetlb_series_files) $(series_files) $(perf_series_files); do
+# (and the hugetlb fixes' stable backports, patches/hugetlb/stable-*/)
+stable=$(for d in "$PATCHES"/hugetlb/stable-*/; do
+	[ -f "$d/series" ] && grep -v -e '^#' -e '^[[:space:]]*$' "$d/series" | sed "s|^|$d|"
+done)
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $stable; do
 	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile \
 		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.
