@@ -14,11 +14,7 @@
 
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
 pass=0 fail=0
-# (and the hugetlb fixes' stable backports, patches/hugetlb/stable-*/)
-stable=$(for d in "$PATCHES"/hugetlb/stable-*/; do
-	[ -f "$d/series" ] && grep -v -e '^#' -e '^[[:space:]]*$' "$d/series" | sed "s|^|$d|"
-done)
-for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $stable; do
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(stable_series_files); do
 	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile \
 		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.

@@ -19,24 +19,29 @@ JOBS=${JOBS:-$(nproc)}
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">> $*" >&2; }
 
+# series_of <dir>: the patches <dir>/series names, in order, as paths
+# (none when it has no series file)
+series_of() {
+	[ -f "$1/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$1/series" | sed "s|^|$1/|"
+}
+
 # The hugetlb fix series (patches/hugetlb/, for linux-mm and stable),
 # applied first: its patches are the first commits after base, as many as
 # its series file names (the boundary export.sh keeps).
-hugetlb_series_files() {
-	[ -f "$PATCHES/hugetlb/series" ] || return 0
-	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/hugetlb/series" | sed "s|^|$PATCHES/hugetlb/|"
-}
+hugetlb_series_files() { series_of "$PATCHES/hugetlb"; }
 
 # The series in order, as named in patches/series.
-series_files() {
-	[ -f "$PATCHES/series" ] || return 0
-	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series" | sed "s|^|$PATCHES/|"
-}
+series_files() { series_of "$PATCHES"; }
 
 # The perf series (patches/perf/, for the perf tree), in order.
-perf_series_files() {
-	[ -f "$PATCHES/perf/series" ] || return 0
-	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/perf/series" | sed "s|^|$PATCHES/perf/|"
+perf_series_files() { series_of "$PATCHES/perf"; }
+
+# The hugetlb fixes' stable backports (patches/hugetlb/stable-<v>/)
+stable_series_files() {
+	local d
+	for d in "$PATCHES"/hugetlb/stable-*; do [ -d "$d" ] && series_of "$d"; done
+	return 0
 }
 
 # Patch-ids of the exported series (hugetlb, kernel and perf), one a line.

@@ -52,9 +52,9 @@ git -C "$repo" worktree prune
 git -C "$repo" checkout -q --detach base
 git -C "$repo" branch -q -f fix base
 git -C "$repo" checkout -q fix
-for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$pdir/series"); do
-	git -C "$repo" am -q "$pdir/$p" >"$dir/am.log" 2>&1 ||
-		{ git -C "$repo" am --abort >/dev/null 2>&1 || true; die "$p does not apply to $pkg $debver: $(head -n 5 "$dir/am.log")"; }
+for p in $(series_of "$pdir"); do
+	git -C "$repo" am -q "$p" >"$dir/am.log" 2>&1 ||
+		{ git -C "$repo" am --abort >/dev/null 2>&1 || true; die "$(basename "$p") does not apply to $pkg $debver: $(head -n 5 "$dir/am.log")"; }
 done
 git -C "$repo" checkout -q --detach base
 note "$pkg $debver: base and fix ($(git -C "$repo" rev-list --count base..fix) backports)"
