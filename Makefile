@@ -63,7 +63,7 @@ perf: realise
 	@$(S)/perf.sh check
 
 ## make bench      perf bench mem, hugetlb faults and harness touch in ROUNDS rounds on this host (ROUNDS= RUNS= ...),
-##                  ending with the decisions and the nt_parts.c entry they give (scripts/ntbench.py; on a saved
+##                  ending with the decisions and the sets of folio orders per use they give (scripts/ntbench.py; on a saved
 ##                  run: scripts/bench.sh --entry DIR); REPORT=docs/measurements/<name>.md also writes the page
 bench: realise
 	@$(S)/bench.sh

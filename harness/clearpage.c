@@ -24,10 +24,6 @@
  *   clearpage bench [-r reps] [-s MiB,...] [-v variants] [-u unit MiB] [-x]
  *                                -u: the call size of every variant without
  *                                its own (0, the default: one call a buffer)
- *   clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]]
- *                                the kernel's policy (the tree's nt_parts.c
- *                                and its nt_decide()) for this CPU or the
- *                                one given; -k: as nt_stores_test.c's cases
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
@@ -442,9 +438,7 @@ static bool in_list(const char *list, const char *name)
 
 static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 {
-	struct nt_decision d = nt_this_decision();
-	const char *cold = nt_routine_name(d.part->clear);
-	char pol[160];
+	const char *cold = nt_cold_clear();
 	struct bvar all[] = {
 		{ "clear_pages", clear_pages_variant() },
 		{ "clear_pages/32M", clear_pages_variant(), NULL, 0, 32 * MIB },
@@ -500,9 +494,9 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 			vars[nv++] = all[i];
 	}
 	cpu_ident(vendor, &fam, &model, &step);
-	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; clear_pages = %s, cold = %s: the kernel's policy here: %s\n",
+	printf("# CPU %s family %#x model %#x stepping %u, erms=%d clzero=%d movdir64b=%d; clear_pages = %s, cold = %s\n",
 	       vendor, fam, model, step, have_erms(), have_clzero(), have_movdir64b(),
-	       clear_pages_variant()->name, cold, nt_policy_str(&d, pol, sizeof(pol)));
+	       clear_pages_variant()->name, cold);
 	if (unit)
 		printf("# GB/s (10^9 B/s), median of %d interleaved runs (min-max), one call per %zu MiB unit (/32M: per 32 MiB); copy_mc per 4 KiB page\n",
 		       reps, unit / MIB);
@@ -573,82 +567,11 @@ static int cmd_bench(int reps, const char *sizes, const char *only, bool raw)
 	return 0;
 }
 
-/* ---- policy ---- */
-
-static bool parse_uint(const char *s, unsigned int *v)
-{
-	char *end;
-	unsigned long x = strtoul(s, &end, 0);
-
-	if (!*s || *end || x > 0xffff)
-		return false;
-	*v = x;
-	return true;
-}
-
-/* CACHED, MOVNTI, CLZERO: as nt_stores_test.c's NT_CASE() spells them */
-static const char *nt_enum_name(int r)
-{
-	return r == NT_CLEAR_CLZERO ? "CLZERO" : r == NT_CLEAR_MOVNTI ? "MOVNTI" :
-	       r == NT_CLEAR_CACHED ? "CACHED" : "?";
-}
-
-/* NEVER, PMD, PUD or the order: as NT_CASE() spells them */
-static const char *order_name(unsigned int o, char *buf, size_t n)
-{
-	if (o == NT_NEVER)
-		snprintf(buf, n, "NEVER");
-	else if (o == PMD_ORDER)
-		snprintf(buf, n, "PMD");
-	else if (o == PUD_ORDER)
-		snprintf(buf, n, "PUD");
-	else
-		snprintf(buf, n, "%u", o);
-	return buf;
-}
-
-/*
- * The kernel's policy for this CPU, or for the one given: vendor (CPUID's
- * string or X86_VENDOR_ name), family, model, stepping, has CLZERO, line
- * size (default 64). -k: "MOVNTI PUD PMD table Emerald Rapids", the terms
- * of nt_stores_test.c's NT_CASE() lines (harness.sh compares them).
- */
-static int cmd_policy(int argc, char **argv, bool kunit)
-{
-	struct nt_decision d;
-	struct nt_cpu c = { .clflush = 64 };
-	unsigned int clz = 0;
-	char buf[160], a[24], b[24];
-
-	if (argc == 0) {
-		c = nt_this_cpu();
-	} else if ((argc != 5 && argc != 6) || !parse_uint(argv[1], &c.family) ||
-		   !parse_uint(argv[2], &c.model) || !parse_uint(argv[3], &c.stepping) ||
-		   c.stepping > 15 || !parse_uint(argv[4], &clz) ||
-		   (argc == 6 && !parse_uint(argv[5], &c.clflush))) {
-		fprintf(stderr, "policy: want VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]\n");
-		return 2;
-	} else {
-		c.vendor = nt_vendor_of(argv[0]);
-		c.clzero = clz;
-	}
-	d = nt_harness_decide(c);
-	if (kunit)
-		printf("%s %s %s %s%s%s\n", nt_enum_name(d.part->clear),
-		       order_name(d.part->clear_order, a, sizeof(a)),
-		       order_name(d.part->copy_order, b, sizeof(b)), d.reason,
-		       d.part->name ? " " : "", d.part->name ? d.part->name : "");
-	else
-		printf("the kernel's policy here: %s\n", nt_policy_str(&d, buf, sizeof(buf)));
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: clearpage correct\n"
 		   "       clearpage order [-n trials]\n"
 		   "       clearpage bench [-r reps] [-s MiB,MiB,...] [-v variant,...] [-u unit MiB, 0: whole buffer] [-x]\n"
-		   "       clearpage policy [-k] [VENDOR FAMILY MODEL STEPPING CLZERO [CLFLUSH]]\n"
 		   "       variants: clear_pages cold stosb stosq unrolled movnti clzero movdir64b vmovntdq copy_mc copy_mc_movnti copy_movdir64b\n");
 }
 
@@ -657,14 +580,14 @@ int main(int argc, char **argv)
 	const char *sizes = "16,128,1024", *only = NULL;
 	long trials = 1000000;
 	int reps = 5, o;
-	bool raw = false, kunit = false;
+	bool raw = false;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	optind = 2;
-	while ((o = getopt(argc, argv, "+n:r:s:v:u:xkh")) != -1) {
+	while ((o = getopt(argc, argv, "+n:r:s:v:u:xh")) != -1) {
 		switch (o) {
 		case 'n': trials = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
@@ -672,7 +595,6 @@ int main(int argc, char **argv)
 		case 'v': only = optarg; break;
 		case 'u': unit = strtoul(optarg, NULL, 0) * MIB; break;
 		case 'x': raw = true; break;
-		case 'k': kunit = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -687,8 +609,6 @@ int main(int argc, char **argv)
 		return cmd_order(trials);
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(reps, sizes, only, raw);
-	if (!strcmp(argv[1], "policy"))
-		return cmd_policy(argc - optind, argv + optind, kunit);
 	usage(stderr);
 	return 2;
 }

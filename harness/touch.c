@@ -664,15 +664,14 @@ static struct stat3 stats(const double *v, int n)
 
 static void print_header(const struct cache_info *ci)
 {
-	struct nt_decision d = nt_this_decision();
 	unsigned int fam, model, step;
-	char vendor[13], pol[160];
+	char vendor[13];
 
 	cpu_ident(vendor, &fam, &model, &step);
 	printf("# CPU %s family %#x model %#x stepping %u, %ld CPUs online; erms=%d clzero=%d"
-	       " movdir64b=%d: the kernel's policy here: %s\n",
+	       " movdir64b=%d: the kernel's cold clear here: %s\n",
 	       vendor, fam, model, step, sysconf(_SC_NPROCESSORS_ONLN), have_erms(), have_clzero(),
-	       have_movdir64b(), nt_policy_str(&d, pol, sizeof(pol)));
+	       have_movdir64b(), nt_cold_clear());
 	printf("# LLC %zu KiB (L%d, from %s)%s%s; L2 %zu KiB\n", ci->llc / KIB, ci->llc_level,
 	       ci->from, ci->unrealistic ? ", unrealistic: " : "", ci->unrealistic ? ci->why : "",
 	       ci->l2 / KIB);

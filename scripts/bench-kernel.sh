@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make bench-kernel: the in-kernel measurement, as root on a machine booted
-# into a kernel of the series (make deb). Builds pf-hugetlb (static) and
-# perf from the realised tree, runs guest/bench-kernel (the part that runs
-# on the target: a plain sh script, which the package stage also runs in a
-# busybox guest), then scripts/ntbench.py kernel: the table, the decision
-# by make bench's rule and the nt_parts.c entry for this CPU.
+# into a kernel of the series (make deb). Builds perf from the realised
+# tree, runs guest/bench-kernel (the part that runs on the target: a plain
+# sh script, which the package stage also runs in a busybox guest), then
+# scripts/ntbench.py kernel: the table, the decision by make bench's rule
+# and the populate set for this CPU.
 #   ROUNDS (5), RUNS (3: best of, per round), MIB (1024: the 2 MiB rows'
-#   size), GPAGES (4: 1 GiB pages per measurement, twice that for the copy),
+#   size), GPAGES (4: 1 GiB pages per measurement),
 #   REPORT=docs/measurements/<name>.md: also write a page ("bare metal" or
 #   "VM", from the CPU's hypervisor flag).
 . "$(dirname "$0")/lib.sh"
@@ -20,15 +20,9 @@ if [ -n "${REPORT:-}" ]; then
 	[ ! -e "$REPORT" ] || die "REPORT=$REPORT exists: a page is never overwritten"
 fi
 
-# pf-hugetlb: the selftests stage's static build
-"$TOP/scripts/selftests.sh" >/dev/null || die "could not build pf-hugetlb"
-pf=$BUILD/selftests-mm/pf-hugetlb
-# perf from the perf series, where it builds here (its rows are optional)
+# perf from the perf series: what measures
 perf=$BUILD/perf/perf
-if ! "$TOP/scripts/perf.sh" >/dev/null 2>&1; then
-	note "perf did not build here (log: $BUILD/logs/perf-build.log): its rows are skipped"
-	perf=/nonexistent
-fi
+"$TOP/scripts/perf.sh" >/dev/null 2>&1 || die "perf did not build here (log: $BUILD/logs/perf-build.log)"
 
 raw=$out/bench-kernel.out
 : >"$raw"
@@ -36,7 +30,7 @@ note "measuring: ${ROUNDS:-5} rounds; $(uname -r) on $(awk -F': ' '/^model name/
 start=$(date +%s)
 rc=0
 sh "$TOP/guest/bench-kernel" -r "${ROUNDS:-5}" -n "${RUNS:-3}" -s "${MIB:-1024}" -g "${GPAGES:-4}" \
-	-f "$pf" -p "$perf" -o "$raw" >/dev/null || rc=$?
+	-p "$perf" -o "$raw" >/dev/null || rc=$?
 case $rc in
 0) ;;
 2) die "refused (see above); nothing was changed" ;;

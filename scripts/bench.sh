@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: measure on this host, in ROUNDS rounds spread over the run,
 # with perf and the harness built from the realised tree; the analysis, the
-# decision with its confidence and the nt_parts.c entry are
+# decision with its confidence and the sets of folio orders per use are
 # scripts/ntbench.py's. Each round runs, one after the other:
 #   a. perf bench mem memset (and memcpy with SUITE): one call over a buffer
 #      of 4 KiB pages (the seed's table), one call over 2 MiB hugetlb pages
@@ -10,9 +10,8 @@
 #      which no x86 7.3 kernel has; an extra column, never the baseline);
 #   b. the host kernel's own hugetlb fault path (the kernel this machine
 #      runs, not the series and not necessarily 7.3): "perf bench mem mmap
-#      -f demand" (a store per 4 KiB page), "-f populate" (MAP_POPULATE)
-#      and pf-hugetlb on 2 MiB pages, and 1 GiB pages where the host offers
-#      them;
+#      -f demand" (a store per 4 KiB page) and "-f populate" (MAP_POPULATE)
+#      on 2 MiB pages, and 1 GiB pages where the host offers them;
 #   c. the harness (harness/touch.c): fault-then-use for each use of USES
 #      (touch fault -t) and CoW copy-then-touch, mainline as x86 7.3 runs
 #      it against the series' cold routines (MOVNTI, and CLZERO and
@@ -70,12 +69,6 @@ recorded() {
 		grep -v '/README\.md$' || true
 }
 
-# policy_args: ntbench.py's --policy-cmd, with the harness built
-policy_args() {
-	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/clearpage" >&2 ||
-		die "harness build failed"
-	echo "$BUILD/harness/clearpage policy -k"
-}
 
 # report_check PAGE: PAGE's absolute path; refused (status 1) unless it is a
 # new .md file in a writable folder: a page is never overwritten.
@@ -95,13 +88,13 @@ if [ "${1:-}" = --report ]; then
 	page=$(report_check "$1") || exit 1
 	# shellcheck disable=SC2046
 	exec python3 "$TOP/scripts/ntbench.py" report "$page" "${2:-$BUILD/bench}" \
-		--policy-cmd "$(policy_args)" --recorded $(recorded)
+		--recorded $(recorded)
 fi
 if [ "${1:-}" = --entry ]; then
 	shift
 	[ $# -gt 0 ] || die "usage: scripts/bench.sh --entry DIR|FILE... (a run's build/bench, a page, or an old make bench output)"
 	# shellcheck disable=SC2046
-	exec python3 "$TOP/scripts/ntbench.py" entry --policy-cmd "$(policy_args)" --recorded $(recorded) -- "$@"
+	exec python3 "$TOP/scripts/ntbench.py" entry --recorded $(recorded) -- "$@"
 fi
 
 # Unset: the default; set but empty: refused below.
@@ -291,10 +284,6 @@ meta() {
 }
 meta >"$out/bench.meta"
 perf=$("$TOP/scripts/perf.sh") || die "perf build failed"
-if [ "$hugetlb" = 1 ]; then
-	"$TOP/scripts/selftests.sh" >&2 || die "pf-hugetlb build failed"
-	pfh=$BUILD/selftests-mm/pf-hugetlb
-fi
 if [ "$harness" = 1 ]; then
 	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" "$BUILD/harness/clearpage" >&2 ||
 		die "harness build failed"
@@ -367,31 +356,23 @@ a_round() {
 	done
 }
 
-# b_round: the host kernel's fault path, perf (demand, populate) and
-# pf-hugetlb, the order rotated by the round
+# b_round: the host kernel's fault path, perf bench mem mmap (demand,
+# populate), the order rotated by the round
 b_round() {
 	local m w g pg pp f k
 	for pg in 2M 1G; do
 		for m in "${mibs[@]}"; do
 			if [ $pg = 2M ]; then [ $(( m / 2 )) -le "$got2m" ] || continue; pp=2MB
 			else [[ " ${gmibs[*]} " = *" $m "* ]] && [ $(( m / 1024 )) -le "$got1g" ] || continue; pp=1GB; fi
-			for w in $(( round % 3 )) $(( (round + 1) % 3 )) $(( (round + 2) % 3 )); do
-				if [ $w -lt 2 ]; then
-					f=demand k=perf
-					[ $w = 1 ] && f=populate k=perf-populate
-					step "perf bench mem mmap -f $f -p $pp -s ${m}MB"
-					bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f $f -p $pp -s "${m}MB" ||
-						die "perf bench mem mmap -f $f -p $pp -s ${m}MB failed"
-					g=$(gbps "$tmp/mmap")
-					[ -n "$g" ] || die "perf bench mem mmap -f $f -p $pp -s ${m}MB: $(cat "$tmp/mmap")"
-					echo "$round faults $k-$pg $m $g" >>"$runsf"
-				else
-					step "pf-hugetlb -p $pg -t zero -s $m -r 1"
-					bg "$tmp/pfh" "$pfh" -p $pg -t zero -s "$m" -r 1 || true
-					g=$(sed -nE 's/.*clear [0-9]+ MiB by faults: ([0-9.]+) GB\/s.*/\1/p' "$tmp/pfh")
-					[ -n "$g" ] || die "pf-hugetlb -p $pg -s $m: no result: $(grep -m1 -E 'SKIP|not ok|Bail' "$tmp/pfh")"
-					echo "$round faults pf-hugetlb-$pg $m $g" >>"$runsf"
-				fi
+			for w in $(( round % 2 )) $(( (round + 1) % 2 )); do
+				f=demand k=perf
+				[ $w = 1 ] && f=populate k=perf-populate
+				step "perf bench mem mmap -f $f -p $pp -s ${m}MB"
+				bg "$tmp/mmap" "$perf" bench -f simple mem mmap -f $f -p $pp -s "${m}MB" ||
+					die "perf bench mem mmap -f $f -p $pp -s ${m}MB failed"
+				g=$(gbps "$tmp/mmap")
+				[ -n "$g" ] || die "perf bench mem mmap -f $f -p $pp -s ${m}MB: $(cat "$tmp/mmap")"
+				echo "$round faults $k-$pg $m $g" >>"$runsf"
 			done
 		done
 	done
@@ -454,13 +435,12 @@ else
 fi
 
 # --- the analysis: tables, decisions, the entry, plots, the page ---------------
-pol=$(policy_args)
 # shellcheck disable=SC2046
-ntb tables "$out" --policy-cmd "$pol" --recorded $(recorded) | tee "$out/bench.txt"
+ntb tables "$out" --recorded $(recorded) | tee "$out/bench.txt"
 ntb plot "$out" >&2 || echo "plot: not drawn" >&2
 if [ -n "$report_page" ]; then
 	# shellcheck disable=SC2046
-	ntb report "$report_page" "$out" --policy-cmd "$pol" --recorded $(recorded) ||
+	ntb report "$report_page" "$out" --recorded $(recorded) ||
 		echo "report: not written to $report_page"
 fi
 echo "tables: $out/bench.txt; runs: $runsf" >&2

@@ -5,7 +5,7 @@
 # realised tree in build/bisect-broken-src, built in
 # build/bisect-broken-obj) with a commit after patch 1 that calls
 # nt_broken() from mm/page_alloc.c, and a last commit that defines it in
-# arch/x86/kernel/cpu/nt_stores.c. scripts/bisect.sh on it must fail that commit
+# arch/x86/kernel/cpu/nt_quirks.c. scripts/bisect.sh on it must fail that commit
 # and every one after it up to the last (vmlinux does not link: undefined
 # nt_broken), and pass patch 1 and the last. The realised tree and the main
 # build folder are not touched; the worktree, branch and build folder are
@@ -49,7 +49,7 @@ late_initcall(nt_broken_call);
 EOF
 g commit -q -a -m "broken: call nt_broken(), which a later commit defines"
 g cherry-pick "${kernel[0]}..$last" >/dev/null
-cat >>"$wt/arch/x86/kernel/cpu/nt_stores.c" <<'EOF'
+cat >>"$wt/arch/x86/kernel/cpu/nt_quirks.c" <<'EOF'
 
 void nt_broken(void);
 void nt_broken(void)

@@ -3,7 +3,7 @@
 # adds: a throwaway branch of the series (bisect-broken, in the realised
 # tree itself, built in its own folder build/bisect-broken-obj) with a
 # commit after patch 1 that calls nt_broken() from mm/page_alloc.c, and a
-# last commit that defines it in arch/x86/kernel/cpu/nt_stores.c.
+# last commit that defines it in arch/x86/kernel/cpu/nt_quirks.c.
 # scripts/bisect.sh on it must fail that commit and every one after it up
 # to the last (vmlinux does not link: undefined nt_broken), and pass patch
 # 1 and the last. The branch is the realised tree's, at the same path, so
@@ -55,7 +55,7 @@ late_initcall(nt_broken_call);
 EOF
 g commit -q -a -m "broken: call nt_broken(), which a later commit defines"
 g cherry-pick "${kernel[0]}..$last" >/dev/null
-cat >>"$wt/arch/x86/kernel/cpu/nt_stores.c" <<'EOF'
+cat >>"$wt/arch/x86/kernel/cpu/nt_quirks.c" <<'EOF'
 
 void nt_broken(void);
 void nt_broken(void)

@@ -24,11 +24,11 @@ rows: $(matrix_rows | awk '{print $1}' | tr '\n' ' ')"
 row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
 if [ -n "$row" ]; then
 	IFS=$'\t' read -r name spec want_cpu want_good want_reason want_cold want_copy \
-		want_thr want_cthr rowcmd <<<"$row"
-	# The threshold columns are the row's after its nt_knobs=: an
-	# nt_knobs= of -a (ROWS="row@opt", the debug and mmtests rows) sets
-	# its own ('*': any here; the guest's knob checks still run).
-	case " $extra " in *" nt_knobs="*) want_thr='*' want_cthr='*' ;; esac
+		want_pop want_cow rowcmd <<<"$row"
+	# The set columns are the row's after its nt_knobs=: an nt_knobs= of
+	# -a (ROWS="row@opt", the debug and mmtests rows) sets its own ('*':
+	# any here; the guest's knob checks still run).
+	case " $extra " in *" nt_knobs="*) want_pop='*' want_cow='*' ;; esac
 	[ "$rowcmd" = - ] || extra="$rowcmd $extra"
 else
 	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.
@@ -36,7 +36,7 @@ else
 	qemu-system-x86_64 -cpu help | awk '$1 == "x86" {print $2}' | grep -qx -- "$model" ||
 		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
 	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?' want_cold='?' want_copy='?'
-	want_thr='?' want_cthr='?'
+	want_pop='?' want_cow='?'
 fi
 [ $check_only = 1 ] && exit 0
 kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
@@ -46,23 +46,20 @@ initrd=${INITRD:-$BUILD/initramfs.cpio}
 
 log=${log:-$BUILD/logs/boot-$name.log}
 mkdir -p "$(dirname "$log")"
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy nt_expect_threshold=$want_thr nt_expect_copy_threshold=$want_cthr $extra"
-# 8G (allocated by QEMU only as the guest touches it) and two 1 GiB pages
-# for pf-hugetlb where the model has pdpe1gb; others ignore hugepagesz=1G.
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy nt_expect_populate=$want_pop nt_expect_cow=$want_cow $extra"
+# 8G (allocated by QEMU only as the guest touches it).
 mem=${BOOT_MEM:-8G}
-# BOOT_HUGE replaces that (the mmtests stage: no 1 GiB pool).
-append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2}"
 # 1 GiB pages are tested on a few rows, not on every one (each 1 GiB clear
-# takes seconds under TCG): the CoW copy and zeroing on Icelake-Server
-# (NT-good, pdpe1gb), so that the series' 1 GiB copy is checked in a guest
-# of its own kernel; zeroing on an NT-good AMD and an Intel row (the guest
-# sets the knobs to 2M for pf-hugetlb, so these are cold: EPYC-Milan's
-# policy has no cold clear), and on an NT-bad table row (cached clear).
-# BOOT_PF_1G=0 leaves them out (the debug kernel's rows: KASAN makes each
-# 1 GiB clear minutes long under TCG).
+# takes seconds under TCG): two 1 GiB pages at boot for pf-hugetlb (its
+# zeroing ways and CoW at 1 GiB) and hugetlb-fork/-exclusive on
+# EPYC-Milan (AMD: 1 GiB copied cold, cleared cached) and Icelake-Server
+# (Intel: both cached), and on Skylake-Server (NT off); the other rows
+# test 2 MiB pages only. BOOT_PF_1G=0 leaves them out (the debug kernel's
+# rows: KASAN makes each 1 GiB clear minutes long under TCG); BOOT_HUGE
+# replaces the boot pool (the mmtests stage: none).
 [ "${BOOT_PF_1G:-1}" = 0 ] || case "$name" in
-Icelake-Server) append="$append nt_pf_1g=zero,cow" ;;
-EPYC-Milan|SapphireRapids-X|Skylake-Server) append="$append nt_pf_1g=zero" ;;
+EPYC-Milan|Icelake-Server|Skylake-Server)
+	append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2} nt_pf_1g=1" ;;
 esac
 timeout=${BOOT_TIMEOUT:-300}
 

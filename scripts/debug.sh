@@ -29,7 +29,7 @@
 # "[PATCH v1] kasan: Fix false-positive wild-memory-access on x86 under
 # 5-level paging"). The series has no 5-level-specific code; the matrix
 # stage boots Icelake-Server with LA57.
-cold2m=nt_knobs=2097152,2097152
+cold2m=nt_knobs=0x403fe,0x403fe
 rows=${DEBUG_ROWS:-"Icelake-Server@no5lvl@$cold2m Skylake-Server@$cold2m EPYC-Milan@$cold2m Icelake-Server@no5lvl@preempt=lazy@$cold2m"}
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"
@@ -42,7 +42,7 @@ dbuild() {
 }
 
 if [ "${DEBUG_BROKEN:-0}" = 1 ]; then
-	f=arch/x86/kernel/cpu/nt_stores.c
+	f=arch/x86/kernel/cpu/nt_quirks.c
 	[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first"
 	grep -q '^static int __init nt_stores_debugfs_init(void)$' "$SRC/$f" || die "no nt_stores_debugfs_init() in $f"
 	trap 'git -C "$SRC" checkout -q -- "$f"; touch "$SRC/$f"' EXIT
@@ -68,8 +68,8 @@ cat >"$clean" <<'LOG'
 Linux version 7.3.4 (root@ci) #1 SMP PREEMPT_DYNAMIC
 kasan: KernelAddressSanitizer initialized
 Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
-x86/nt: cold clear: movnti, from 2048K folios
-    ok 1 nt_decide_test
+x86/nt: populate clear: movnti, orders 9; CoW copy: movnti, orders 18
+    ok 1 cold_clear_test
 NT-GUEST-DONE
 LOG
 ok=0; console_clean "$clean" >/dev/null && ok=1
@@ -90,7 +90,7 @@ WARNING: CPU: 0 PID: 1 at mm/memory.c:7590 folio_zero_user+0x1/0x2
 kernel BUG at mm/memory.c:7590!
 Oops: general protection fault, probably for non-canonical address
 Kernel panic - not syncing: Fatal exception
-UBSAN: shift-out-of-bounds in arch/x86/kernel/cpu/nt_stores.c:99:1
+UBSAN: shift-out-of-bounds in arch/x86/kernel/cpu/nt_quirks.c:99:1
 INFO: task init:1 blocked for more than 120 seconds.
 LOG
 rm -f "$BUILD/logs/debug-scan-bad.log"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# make kunit-broken: shows that the KUnit case nt_copy_mc_movnti_fault
-# (x86_nt_stores, arch/x86/kernel/cpu/nt_stores_test.c) fails when
+# make kunit-broken: shows that the KUnit case cold_copy_fault_test
+# (x86_cold_pages, arch/x86/lib/cold_pages_kunit.c) fails when
 # copy_mc_movnti() computes its residue wrongly. Two throwaway changes to
 # its exception path (.E_movnti in arch/x86/lib/copy_mc_64.S), one at a
 # time: "shift5", the blocks left times 32 instead of 64 (shlq $5); "zero",
 # a residue of 0 (the count of blocks never moved into %rax). For each, the
 # guest kernel is rebuilt (build/obj, incremental) and booted on qemu64,
-# whose console must show "not ok ... nt_copy_mc_movnti_fault". Then the
+# whose console must show "not ok ... cold_copy_fault_test". Then the
 # file is restored and the kernel rebuilt as it was.
 . "$(dirname "$0")/lib.sh"
 
@@ -42,10 +42,10 @@ for v in shift5 zero; do
 	else
 		"$TOP/scripts/initramfs.sh" "$BUILD/initramfs.cpio" >/dev/null 2>&1 || true
 		"$TOP/scripts/boot.sh" -q -l "$log" qemu64 || true
-		if grep -qE '^ +not ok [0-9]+ nt_copy_mc_movnti_fault' "$log"; then
-			ok=1 why="$(grep -m2 -E 'nt_copy_mc_movnti_fault|Expected ret ==' "$log" | tr -s ' ' | tr '\n' ';')"
+		if grep -qE '^ +not ok [0-9]+ cold_copy_fault_test' "$log"; then
+			ok=1 why="$(grep -m2 -E 'cold_copy_fault_test|Expected ret ==' "$log" | tr -s ' ' | tr '\n' ';')"
 		else
-			why="no 'not ok ... nt_copy_mc_movnti_fault' in $log"
+			why="no 'not ok ... cold_copy_fault_test' in $log"
 		fi
 	fi
 	if [ $ok = 1 ]; then

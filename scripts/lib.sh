@@ -84,7 +84,7 @@ perf_make() {
 }
 
 # matrix.tsv rows without comments: name spec cpu nt_good reason cold copy
-# threshold copy_threshold cmdline
+# populate cow cmdline
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
 }

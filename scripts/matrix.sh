@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Boot every row of matrix.tsv (and one clearcpuid=nt_good boot), check what
+# Boot every row of matrix.tsv, check what
 # the kernel decided, and print one line per model plus a pass/fail count.
 #
 # ROWS="a b@opt1@opt2" boots only those rows, b with the extra command-line
@@ -31,16 +31,7 @@ fi
 [ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 
 total_pass=0 total_fail=0 total_skip=0
-# The thresholds column: clear/copy, as K, M or G (or never).
-size_h() {
-	case $1 in
-	""|*[!0-9]*) echo "${1:-?}" ;;
-	*) if [ $(($1 % 1073741824)) = 0 ]; then echo "$(($1 >> 30))G"
-	   elif [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 >> 20))M"
-	   else echo "$(($1 >> 10))K"; fi ;;
-	esac
-}
-printf '%-30s %-22s %-7s %-14s %-12s %-8s %-9s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy thresh "kunit p/f/s" checks result
+printf '%-30s %-22s %-7s %-14s %-12s %-8s %-15s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy populate/cow "kunit p/f/s" checks result
 for run in $runs; do
 	opt=""
 	case $run in *@*) opt=${run#*@} opt=${opt//@/ } ;; esac
@@ -83,8 +74,8 @@ for run in $runs; do
 	fi
 	total_pass=$((total_pass + pass)) total_fail=$((total_fail + fail)) total_skip=$((total_skip + ks + gs))
 	res=PASS; [ $fail = 0 ] || res=FAIL
-	printf '%-30s %-22s %-7s %-14s %-12s %-8s %-9s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
-		"$(val reason)" "$(val cold)" "$(val copy)" "$(size_h "$(val threshold)")/$(size_h "$(val copy_threshold)")" \
+	printf '%-30s %-22s %-7s %-14s %-12s %-8s %-15s %-13s %-7s %s (%ss)\n' "$run" "$(val cpu)" "$(val nt_good)" \
+		"$(val reason)" "$(val cold)" "$(val copy)" "$(val populate)/$(val cow)" \
 		"$kp/$kf/$ks" "$gp/$((gp + gf))" "$res" "$secs"
 	if [ $fail != 0 ]; then
 		[ -z "$bad" ] || sed 's/^/    | console: /' <<<"$bad"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ntbench: the analysis of `make bench` runs, and the nt_parts.c entry they give.
+"""ntbench: the analysis of `make bench` runs, and the sets of folio orders per use they give.
 
 The rule (printed by `tables` and `entry` as well):
 
@@ -316,10 +316,10 @@ def choose(decs, sec, unit):
 
 
 def wrap(text, width=110):
-    """Fold TEXT's long lines (not the nt_parts.c entry's two) at WIDTH, continuing indented."""
+    """Fold TEXT's long lines (not the quirk line) at WIDTH, continuing indented."""
     out = []
     for line in text.splitlines():
-        if len(line) <= width or line.startswith(("X86_MATCH", "static const struct nt_part")):
+        if len(line) <= width or line.startswith("X86_MATCH"):
             out.append(line)
         else:
             ind = " " * (len(line) - len(line.lstrip()) + 4)
@@ -344,21 +344,11 @@ def order_name(k):
     return {2048: "PMD_ORDER", 1048576: "PUD_ORDER"}.get(k, str((k // 4).bit_length() - 1))
 
 
-def entry_line(cpu, name, clear, copy):
-    """The nt_parts.c entry: a named struct and its row; clear/copy: (ENUM, KiB or 0)."""
+def quirk_line(cpu):
+    """The nt_quirks.c line of nt_bad_cpus[] for CPU (its stepping only)."""
     vendor, fam, model, step = cpu[:4]
-    routine = clear[0] if clear[0] != "CACHED" else "CACHED" if copy[0] == "CACHED" else "MOVNTI"
-    slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "part"
-    struct = 'static const struct nt_part nt_%s = { .name = "%s", .clear = NT_CLEAR_%s, ' \
-        '.clear_order = %s, .copy_order = %s };' % (
-            slug, name, routine, order_name(clear[1] if clear[0] != "CACHED" else 0),
-            order_name(copy[1] if copy[0] != "CACHED" else 0))
-    vfm = "VFM_MAKE(%s, %#x, %#x)" % (VENDORS.get(vendor, "X86_VENDOR_UNKNOWN"), fam, model)
-    if routine == "CLZERO":     # never on a CPU that hides CLZERO
-        row = "X86_MATCH_VFM_FEATURE(%s, X86_FEATURE_CLZERO, &nt_%s)," % (vfm, slug)
-    else:
-        row = "X86_MATCH_VFM_STEPS(%s, %#x, %#x, &nt_%s)," % (vfm, step, step, slug)
-    return struct + "\n" + row
+    return "X86_MATCH_VFM_STEPS(VFM_MAKE(%s, %#x, %#x), %#x, %#x, NULL)," % (
+        VENDORS.get(vendor, "X86_VENDOR_UNKNOWN"), fam, model, step, step)
 
 
 def cpu_text(cpu):
@@ -466,14 +456,11 @@ def perf_tables(run):
         out.append("b. the HOST kernel's fault path (host kernel: %s), not the series, not mainline 7.3:"
                    % run.meta.get("host kernel", "not recorded"))
         out.append("   GB/s median (min-max) over all rounds")
-        out.append("%-5s %-8s %-24s %-24s %-24s %s" % ("page", "MiB", "mmap -f demand", "mmap -f populate",
-                                                       "pf-hugetlb", "demand, pf-hugetlb overlap?"))
+        out.append("%-5s %-8s %-24s %s" % ("page", "MiB", "mmap -f demand", "mmap -f populate"))
         for page, mib in sorted(faults, key=lambda x: (kib(x[0]), x[1])):
             d = faults[(page, mib)]
-            a, b, c = d.get("perf", []), d.get("pf-hugetlb", []), d.get("perf-populate", [])
-            ov = "-" if not a or not b else "yes" if max(min(a), min(b)) <= min(max(a), max(b)) else "no"
-            out.append("%-5s %-8s %-24s %-24s %-24s %s" % (page, mib, mmm(a) if a else "-", mmm(c) if c else "-",
-                                                          mmm(b) if b else "-", ov))
+            a, c = d.get("perf", []), d.get("perf-populate", [])
+            out.append("%-5s %-8s %-24s %s" % (page, mib, mmm(a) if a else "-", mmm(c) if c else "-"))
         out.append("")
     return out
 
@@ -691,18 +678,11 @@ def decision_lines(runs, unit, margin, name):
     """The entry line and the ratios it rests on, for pooled RUNS: (lines, entry)."""
     n = rounds_of(runs)
     ent, ch, decs = decision_of(runs, unit, margin)
-    out = ["nt_parts.c entry for %s, unit %s, %d rounds (confidence %.2f %%%s):" % (
-        cpu_text(runs[0].cpu), unit, n, 100 * confidence(n), "; fewer than 3 rounds: all undecided" if n < 3 else ""),
-        entry_line(runs[0].cpu, name, ent["clear"], ent["copy"])]
-    for part, c in ch.items():
-        if not c.routine:
-            out.append("%s: none decided cold at every size up to the largest" % part)
-        else:
-            note = "" if c.real == c.thr else " (measured from %s: SZ_%s only)" % (sname(c.thr), sname(c.real))
-            out.append("%s %s from SZ_%s%s: " % (part, c.routine, sname(c.real), note) + ", ".join(
-                "%s %s [%s-%s] %s" % (sname(s), fmt(d.med), fmt(d.lo), fmt(d.hi), d.kind)
-                for s, (v, d) in sorted(c.ser.items()) if s >= c.thr))
-        out.append("  (%s candidates: %s)" % (part, "; ".join(c.why) or "none measured"))
+    out = ["entry for %s, unit %s, %d rounds (confidence %.2f %%%s): the sets per use below; where they"
+           " differ from the vendor's default (init_intel(), init_amd()), the part's line in nt_bad_cpus[]"
+           " (nt_quirks.c):" % (cpu_text(runs[0].cpu), unit, n, 100 * confidence(n),
+                                "; fewer than 3 rounds: all undecided" if n < 3 else ""),
+           quirk_line(runs[0].cpu)]
     return out + use_lines(runs, unit, margin) + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
 
 
@@ -752,11 +732,8 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
         for o in hist:
             out += old_lines(o)
         if not runs:
-            out.append("provisional old-rule entry of each old run (no new-format run of this CPU; clear decisions "
-                       "up to 2M stand, 32M/1G and all copy decisions provisional until re-measured):")
-            for o in hist:
-                ent = old_entry(o)
-                out.append(entry_line(cpu, name, ent["clear"], ent["copy"]) + "  /* %s */" % o.label)
+            out.append("no new-format run of this CPU: the old runs decide no set (their clear decisions up to "
+                       "2M stand, 32M/1G and all copy decisions are provisional until re-measured)")
     return wrap("\n".join(out)), status
 
 
@@ -897,10 +874,9 @@ def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
 
 # ---- the in-kernel measurement (make bench-kernel) ---------------------------
 
-KTESTS = (("touch", "fault-then-touch (pf-hugetlb -t touch)", "clear"),
-          ("cow", "CoW copy (pf-hugetlb -t cow)", "copy"),
-          ("demand", "demand faults (perf bench mem mmap -f demand)", None),
-          ("populate", "populate (perf bench mem mmap -f populate)", None))
+KTESTS = (("populate", "populate (perf bench mem mmap -f populate)", "populate"),
+          ("demand", "demand faults (perf bench mem mmap -f demand)", None))
+KORDER = {2048: 9, 1048576: 18}
 KSIZES = {2048: "2M", 1048576: "1G"}
 
 
@@ -948,10 +924,10 @@ def kernel_text(meta, data, margin=MARGIN):
     out = ["in-kernel measurement: %s (%s), %s, kernel %s, %s CPUs" % (
         meta.get("cpu", "?"), meta.get("name", "?"), {"vm": "VM", "bare-metal": "bare metal"}.get(
             meta.get("virt"), "?"), meta.get("kernel", "?"), meta.get("ncpu", "?")),
-        "the kernel's decision at boot: %s; clear %s, copy %s (knob bytes, 0: never)" % (
+        "the kernel's decision at boot: %s; populate %s, copy %s (the sets, masks of orders)" % (
             meta.get("boot", "?"), meta.get("clear", "?"), meta.get("copy", "?")),
         "settings: %s; init_on_alloc %s" % (meta.get("settings", "?"), meta.get("init_on_alloc", "?")),
-        "rule: per round, ratio = time with the knob at the folio size (cold) / at 0 (mainline) = "
+        "rule: per round, ratio = time with the sets at the folio's order (cold) / at 0 (mainline) = "
         "GB/s mainline / GB/s cold;",
         "  cold if the max over rounds < 1 - margin (%g), cached if the min >= 1 - margin, else undecided;" % margin,
         "  [min, max] holds the median ratio with confidence %.1f %% (%d rounds)" % (100 * confidence(n), n), "",
@@ -968,37 +944,25 @@ def kernel_text(meta, data, margin=MARGIN):
         for var in sorted({v for r in rounds.values() for v in r}):
             out.append("%-44s %5s %18s" % ("perf bench mem memset -f " + var, KSIZES.get(kb, ""),
                                            mmm([r[var] for r in rounds.values() if var in r])))
-    # The entry: each kind's threshold from its decisions, with the routine
-    # this kernel patched in (a routine is compared by a second boot).
-    ent = {}
-    for test, _, kind in KTESTS:
-        if not kind:
-            continue
-        thr, und = threshold({kb: decs[(t, kb)][0] for t, kb in decs if t == test})
-        routine = meta.get(kind, "?").split()[0]
-        ent[kind] = (thr, und, routine)
-    out.append("")
-    for kind in ("clear", "copy"):
-        thr, und, routine = ent[kind]
-        out.append("%s: %s%s" % (kind, "%s from %s folios" % (routine, KSIZES.get(thr, thr)) if thr else "never cold",
-                                 "; undecided at %s" % ", ".join(KSIZES.get(u, str(u)) for u in und) if und else ""))
-    # The clear routine is named wherever anything is cold (the table's
-    # form: "CLZERO, never" for a part that only copies cold).
-    anything = ent["clear"][0] or ent["copy"][0]
-    clear = (ENUM.get(ent["clear"][2], "MOVNTI"), ent["clear"][0] or 0) if anything else ("CACHED", 0)
-    copy = ("MOVNTI", ent["copy"][0]) if ent["copy"][0] else ("CACHED", 0)
-    name = meta.get("name", "part").split("@")[0].strip() or "part"
-    out += ["", "entry for %s (the routine is this boot's; another routine needs a second boot, "
-            "e.g. clearcpuid=clzero):" % meta.get("cpu", "?"), entry_line(cpu, name, clear, copy)]
-    now = {}
-    for kind in ("clear", "copy"):
-        f = meta.get(kind, "? 0").split()
-        now[kind] = int(f[1]) // 1024 if len(f) > 1 and f[1].isdigit() else None
-    same = all((now[k] or None) == ent[k][0] for k in ("clear", "copy"))
-    at = lambda k: "from " + KSIZES.get(k, "%dK" % k) if k else "never"
-    out.append("the kernel's table gives: clear %s, copy %s: %s" % (
-        at(now["clear"]), at(now["copy"]),
-        "the same" if same else "differs from this run"))
+    # The entry: the populate set, the folio orders whose populate rows are
+    # decided cold (demand faults are a user's: never cold, the control)
+    cold = [kb for t, kb in decs if t == "populate" and decs[(t, kb)][0].kind == "cold"]
+    und = [kb for t, kb in decs if t == "populate" and decs[(t, kb)][0].kind == "undecided"]
+    mask = sum(1 << KORDER[kb] for kb in cold if kb in KORDER)
+    routine = meta.get("clear", "?").split()[0]
+    out += ["", "populate set for %s (%s): %s%s" % (
+        meta.get("cpu", "?"), routine, "%#x (%s)" % (mask, ", ".join(KSIZES.get(k, str(k)) for k in sorted(cold)))
+        if mask else "none", "; undecided at %s" % ", ".join(KSIZES.get(u, str(u)) for u in sorted(und)) if und
+        else "")]
+    f = meta.get("clear", "? 0").split()
+    try:
+        now = int(f[1], 0) if len(f) > 1 else None
+    except ValueError:
+        now = None
+    measured = sum(1 << KORDER[kb] for t, kb in decs if t == "populate" and kb in KORDER)
+    same = now is not None and (now & measured) == mask
+    out.append("the kernel's populate set: %s: %s" % (
+        "%#x" % now if now is not None else "?", "the same at the sizes measured" if same else "differs from this run"))
     return "\n".join(out) + "\n", 0
 
 
@@ -1091,7 +1055,7 @@ def main(argv=None):
     sub = p.add_subparsers(dest="cmd", parser_class=Parser)
     t = sub.add_parser("tables", help="bench.txt of a run")
     t.add_argument("dir")
-    e = sub.add_parser("entry", help="the nt_parts.c entry of runs")
+    e = sub.add_parser("entry", help="the sets per use, and the quirk line, of runs")
     e.add_argument("paths", nargs="+")
     r = sub.add_parser("report", help="a page for docs/measurements")
     r.add_argument("page")
