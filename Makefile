@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench perf bench analysis selftests mmtests mmtests-broken hugetlb-broken hugetlb-stable sparse builds htmldocs \
-	debug debug-broken kunit-broken series-size bisect-broken bisect-kbuild bisect-kbuild-broken deb bench-kernel package check export status clean distclean help
+	debug debug-broken kunit-broken populate-broken series-size bisect-broken bisect-kbuild bisect-kbuild-broken deb bench-kernel package check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -128,6 +128,10 @@ series-size: realise
 kunit-broken: build
 	@$(S)/initramfs.sh
 	@$(S)/kunit-broken.sh
+
+## make populate-broken  break mm's populate wiring (two ways) and show the guest's populate_cold check fails (then restore it)
+populate-broken: build
+	@$(S)/populate-broken.sh
 
 ## make debug-broken  break the tree on purpose and show the debug row fails (then restore it)
 debug-broken: realise
