@@ -16,7 +16,7 @@
 # -dbg package), and what the series and make bench-kernel need (DEBUG_FS,
 # HUGETLBFS, TRANSPARENT_HUGEPAGE, no forced lockdown: a locked-down kernel
 # restricts debugfs); the local version names the series
-# (LOCALVERSION=-nt-v4 on make's command line, CONFIG_LOCALVERSION empty).
+# (LOCALVERSION=-nt-v5 on make's command line, CONFIG_LOCALVERSION empty).
 # The packages go to build/deb/; the object tree is build/deb/obj-<config>
 # (build/obj for tiny).
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,7 @@
 for c in dpkg-buildpackage fakeroot dh_testdir rsync; do
 	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot debhelper rsync (make deps)"
 done
-# "[PATCH v4 00/10]" -> v4
+# "[PATCH v5 00/11]" -> v5
 ver=$(sed -n 's/^Subject: \[PATCH \(v[0-9]*\) .*/\1/p' "$PATCHES/0000-cover-letter.patch" | head -n 1)
 localver=-nt-${ver:-v1}
 kind=${DEB_CONFIG:-local}

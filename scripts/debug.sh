@@ -29,7 +29,7 @@
 # "[PATCH v1] kasan: Fix false-positive wild-memory-access on x86 under
 # 5-level paging"). The series has no 5-level-specific code; the matrix
 # stage boots Icelake-Server with LA57.
-cold2m=nt_knobs=0x403fe,0x403fe
+cold2m=nt_knobs=0x403fc,0x40200
 rows=${DEBUG_ROWS:-"Icelake-Server@no5lvl@$cold2m Skylake-Server@$cold2m EPYC-Milan@$cold2m Icelake-Server@no5lvl@preempt=lazy@$cold2m"}
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"

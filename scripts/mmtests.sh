@@ -4,8 +4,8 @@
 # kernel is built: build/obj), the tests of $MMTESTS built statically from the
 # realised tree and carried in an initramfs of their own (guest/mmtests runs
 # them), booted on each row of $MMTESTS_ROWS: "cold", every large
-# folio cleared and copied cold where mm uses the sets (nt_knobs=0x403fe,0x403fe:
-# every order x86-64 has in both debugfs sets, which the guest sets before
+# folio cleared and copied cold where mm uses the sets (nt_knobs=0x403fc,0x40200:
+# every order each debugfs set takes, which the guest sets before
 # the tests: populated folios cleared cold, every CoW copy of a large
 # folio cold), and, on the first
 # row only, "off" (nt_stores=off, the kernel clears and copies as mainline
@@ -47,7 +47,7 @@
 tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
-cold_args="nt_knobs=0x403fe,0x403fe"
+cold_args="nt_knobs=0x403fc,0x40200"
 off_args="nt_stores=off"
 
 res=$BUILD/results
@@ -333,7 +333,7 @@ for row in $rows; do
 		# the run is what it says: all cold at 8K, or NT off
 		st=$(grep -m1 '^# mmtests: nt_good=' "$l" || true)
 		case $mode in
-		cold) want='nt_good=1 populate_orders=0x403fe copy_orders=0x403fe' ;;
+		cold) want='nt_good=1 populate_orders=0x403fc copy_orders=0x40200' ;;
 		off) want='nt_good=0 ' ;;
 		esac
 		ok=0; [ $r = 0 ] && grep -q "$want" <<<"$st" && ok=1
