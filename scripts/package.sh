@@ -114,7 +114,7 @@ ok=1
 KERNEL=$un/boot/vmlinuz-$krel INITRD=$initrd BOOT_HUGE= BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \
 	"$TOP/scripts/boot.sh" -q -l "$glog" -a "nt_bench=run" "$cpu" || ok=0
 ktap $ok packaged_kernel_boots "$(tail -n 3 "$glog")"
-line=$(grep -m1 'x86/nt: ' "$glog" | sed 's/^.*x86\/nt: //')
+line=$(grep -m1 -E 'x86/nt: (populate clear: |off \()' "$glog" | sed 's/^.*x86\/nt: //')
 ok=0; grep -q "Linux version $krel " "$glog" && [ -n "$line" ] && grep -q 'x86/nt: populate clear:' "$glog" && ok=1
 ktap $ok packaged_kernel_decides "${line:-no x86/nt line}; $(grep -m1 'Linux version' "$glog" | cut -c1-80)"
 ok=0
