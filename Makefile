@@ -9,7 +9,7 @@ S := scripts
 .DEFAULT_GOAL := demo
 .PHONY: demo deps realise build initramfs boot boot-cpu matrix checkpatch bisect \
 	harness harness-bench perf bench analysis selftests mmtests mmtests-broken hugetlb-broken hugetlb-stable sparse builds htmldocs \
-	debug debug-broken kunit-broken populate-broken series-size bisect-broken bisect-kbuild bisect-kbuild-broken deb bench-kernel package check export status clean distclean help
+	debug debug-broken kunit-broken populate-broken series-size bisect-broken deb bench-kernel package check export status clean distclean help
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -45,7 +45,7 @@ matrix: build
 checkpatch: realise
 	@$(S)/checkpatch.sh
 
-## make bisect     build HEAD, then each patch in turn on top of it (bisectability)
+## make bisect     build each patch in turn, kbuild's incremental build with ccache (bisectability)
 bisect: realise
 	@$(S)/bisect.sh
 
@@ -104,17 +104,9 @@ builds: realise
 htmldocs: realise
 	@$(S)/htmldocs.sh
 
-## make bisect-broken  show that the bisect fails a commit that uses what a later one adds (throwaway copy)
+## make bisect-broken  show that the bisect fails a commit that uses what a later one adds (throwaway branch)
 bisect-broken: realise
 	@$(S)/bisect-broken.sh
-
-## make bisect-kbuild  each patch in turn with kbuild's own incremental build and ccache (not in check: 35-40 min)
-bisect-kbuild: realise
-	@$(S)/bisect-kbuild.sh
-
-## make bisect-kbuild-broken  show bisect-kbuild failing the commits that use what a later one adds
-bisect-kbuild-broken: realise
-	@$(S)/bisect-kbuild-broken.sh
 
 ## make debug      the debug kernel (KASAN, lockdep, DEBUG_PREEMPT, ...) booted on 4 rows, console scanned
 debug: realise
@@ -170,7 +162,7 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/debug-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj build/stable/*/*-obj \
+	rm -rf build/obj build/bisect-broken-obj build/bisect-selftests build/debug-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj build/stable/*/*-obj \
 		build/logs build/results build/initramfs.cpio build/deb build/package-extra build/package-initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)

@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # Shows that the bisect stage fails a commit that uses what a later commit
-# adds, although it rebuilds only part of the tree at each commit: a
-# throwaway copy of the series (branch bisect-broken, a worktree of the
-# realised tree in build/bisect-broken-src, built in
-# build/bisect-broken-obj) with a commit after patch 1 that calls
-# nt_broken() from mm/page_alloc.c, and a last commit that defines it in
-# arch/x86/kernel/cpu/nt_quirks.c. scripts/bisect.sh on it must fail that commit
-# and every one after it up to the last (vmlinux does not link: undefined
-# nt_broken), and pass patch 1 and the last. The realised tree and the main
-# build folder are not touched; the worktree, branch and build folder are
-# removed at the end (the log stays in build/logs/bisect-broken.log).
+# adds: a throwaway branch of the series (bisect-broken, in the realised
+# tree itself, built in its own folder build/bisect-broken-obj) with a
+# commit after patch 1 that calls nt_broken() from mm/page_alloc.c, and a
+# last commit that defines it in arch/x86/kernel/cpu/nt_quirks.c.
+# scripts/bisect.sh on it must fail that commit and every one after it up
+# to the last (vmlinux does not link: undefined nt_broken), and pass patch
+# 1 and the last. The branch is the realised tree's, at the same path, so
+# that ccache's hits from the main bisect (the same sources and command
+# lines) spare most of the compiles; the main build folder is not touched,
+# and the tree is back on its branch at the end (kbuild rebuilds there what
+# the checkouts changed). The branch and the build folder are removed at
+# the end (the log stays in build/logs/bisect-broken.log).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
-wt=$BUILD/bisect-broken-src
+[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first"
+branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) || die "$SRC is not on a branch"
+[ "$branch" != bisect-broken ] ||
+	die "$SRC is on bisect-broken (a run stopped half-way?): git -C $SRC checkout master"
 bobj=$BUILD/bisect-broken-obj
 log=$BUILD/logs/bisect-broken.log
 mkdir -p "$BUILD/logs"
 cleanup() {
-	git -C "$SRC" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-	git -C "$SRC" worktree prune
+	git -C "$SRC" checkout -q -f "$branch"
 	git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
 	rm -rf "$bobj"
 }
-cleanup
+git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
+rm -rf "$bobj"
 trap cleanup EXIT
 
 # The kernel patches of the series (not tools/ or Documentation/ only).
@@ -34,7 +39,8 @@ for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
 done
 [ ${#kernel[@]} -ge 3 ] || die "too few kernel patches to show it"
 last=${kernel[-1]}
-git -C "$SRC" worktree add -q -b bisect-broken "$wt" "${kernel[0]}"
+wt=$SRC
+git -C "$wt" checkout -q -b bisect-broken "${kernel[0]}"
 g() { git -C "$wt" -c user.name=bisect-broken -c user.email=bisect-broken@invalid "$@"; }
 cat >>"$wt/mm/page_alloc.c" <<'EOF'
 
@@ -60,7 +66,7 @@ g commit -q -a -m "broken: define nt_broken()"
 
 counts=$BUILD/results/bisect.counts
 [ -f "$counts" ] && cp "$counts" "$counts.keep"
-SRC=$wt OBJ=$bobj "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+OBJ=$bobj "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
 if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
 cat "$log"
 # Expected: patch 1 and the last commit pass, every commit between that

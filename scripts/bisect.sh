@@ -1,42 +1,40 @@
 #!/usr/bin/env bash
-# Build the tree after each patch of the series in turn (bisectability), in
-# the realised tree itself (build/linux, checked out commit by commit and
-# back to its branch at the end) and the main build folder (build/obj) with
-# the main config.
+# Build the tree after each patch of the series in turn (bisectability), with
+# kbuild's own incremental build: each commit from the first patch to HEAD is
+# checked out in the realised tree (build/linux; back to its branch at the
+# end) and built in the main build folder (build/obj, the main config), as
+# the kernel's build robots bisect. git writes every file a checkout changes
+# with the time of now, so make rebuilds every target that kbuild's .cmd
+# records say depends on one (fixdep lists each header a file includes, and
+# each CONFIG_ symbol it tests) and nothing else; vmlinux is linked at every
+# commit, so a commit that uses what a later one adds fails to link. ccache
+# (this script puts Debian's /usr/lib/ccache first in PATH, its cache in
+# build/ccache) makes a recompile whose preprocessed source is unchanged a
+# cache hit: after cpufeatures.h gains two defines, only the files that use
+# them compile again.
 #
-# HEAD first: its full build (bzImage) is the main build, which "make
-# check" then boots. Then each commit before HEAD in order, built on top of
-# it: the series' C, assembly and header files are checked out with their
-# HEAD-time modification times put back, and scripts/bisect-plan.py deletes
-# the targets to rebuild, from kbuild's .cmd records: at a commit before
-# HEAD, those whose source the series changes, those whose source names a
-# macro or function the series defines or changes in a header, and files
-# generated from one it changes, when a file they are built from differs
-# from the commit they were last built at. Every other object keeps its
-# build of HEAD, and vmlinux is linked with them at every commit: a commit
-# that calls what a later one adds fails to link. Back at HEAD, everything
-# built at another commit is rebuilt, and every object must be the same,
-# byte for byte, as in the HEAD build before. This replaces a full rebuild
-# at each commit that changes a widely included header (five of the
-# series', about 400 s each on two cores).
+# At each commit any warning in its build log (compiler, objtool, modpost:
+# the base builds this config without one) or a W=1 warning in a C file the
+# patch touches fails it. A commit that touches only tools/ or
+# Documentation/ changes nothing in the kernel build: a patch to tools/perf
+# builds perf (build/perf, with -Werror, its default), one to the mm
+# selftests builds them (kselftest build), one to Documentation/ is checked
+# by checkpatch. HEAD is built to bzImage, the build stage's target.
 #
-# At each commit any new compiler or objtool warning in a file the patch
-# touches, or a W=1 warning in a C file it touches, fails it; at HEAD, any
-# warning in a file the series touches. A commit that touches only tools/
-# or Documentation/ changes nothing in the kernel build: a patch to
-# tools/perf builds perf (build/perf, with -Werror, its default), one to the
-# mm selftests builds them (kselftest build), one to Documentation/ is
-# checked by checkpatch.
+# Every commit's build log is kept in build/logs/bisect/ (<n>-<hash>.log);
+# a failing commit's first error lines are printed under its result.
 . "$(dirname "$0")/lib.sh"
+# Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
+# cc that call it), the cache the workshop's own, build/ccache.
+if [ -d /usr/lib/ccache ]; then
+	PATH=/usr/lib/ccache:$PATH
+	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+fi
 
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 [ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
 branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) ||
 	die "$SRC is not on a branch (a bisect stopped half-way?): git -C $SRC checkout master"
-# Stopped half-way, the branch is checked out with the files' times of now:
-# make rebuilds everything that depends on them, and the next run's HEAD
-# build rebuilds what the state in build/obj/.bisect says was built
-# elsewhere.
 trap 'git -C "$SRC" checkout -q "$branch"' EXIT
 pass=0 fail=0
 # BISECT_BASE=<commit>: only the patches after it (default: the whole series).
@@ -46,41 +44,29 @@ git -C "$SRC" rev-parse -q --verify "$from^{commit}" >/dev/null ||
 head=$(git -C "$SRC" rev-parse HEAD)
 commits=$(git -C "$SRC" rev-list --reverse "$from..HEAD")
 [ -n "$commits" ] || die "no patches after $from"
-plan() { python3 "$TOP/scripts/bisect-plan.py" "$@"; }
-mkdir -p "$BUILD/logs" "$OBJ"
-blog=$BUILD/logs/bisect-build.log
-stamp=$OBJ/.bisect/stamp
+logs=$BUILD/logs/bisect
+rm -rf "$logs"
+mkdir -p "$logs" "$OBJ"
 
-# Build the commit checked out ($1): target $2, targets to rebuild from
-# bisect-plan.py's scope $3 (series or all). Sets built and warn.
+# Build the commit checked out ($1, number $2) to target $3. Sets built,
+# warn and blog.
 build_at() {
-	local c=$1 target=$2 mode=$3 t dels files f w
-	warn="" built=1
-	[ -f "$OBJ/.bisect/mtimes" ] && plan restore-mtimes "$SRC" "$OBJ"
-	dels=$(plan plan "$SRC" "$OBJ" "$head" "$c" "$mode")
-	for t in $dels; do
-		rm -f "$OBJ/$t"
-	done
-	touch "$stamp"
-	TARGET=$target "$TOP/scripts/build.sh" 2>"$blog" || built=0
-	plan record "$OBJ" "$c" "$head" "$stamp"
+	local c=$1 target=$3 files f w
+	warn="" built=1 blog=$logs/$2-$(git -C "$SRC" rev-parse --short "$c").log
+	TARGET=$target "$TOP/scripts/build.sh" >"$blog" 2>&1 || built=0
+	[ -f "$OBJ/build.log" ] && cat "$OBJ/build.log" >>"$blog"
 	[ $built = 1 ] || return 0
-	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -E '\.(c|h|S)$' || true)
-	# At HEAD, the whole series' files: the full build compiled them all.
-	[ "$c" = "$head" ] && files=$(git -C "$SRC" diff --name-only base "$head" -- . ':!tools' ':!Documentation' |
-		grep -E '\.(c|h|S)$' || true)
-	for f in $files; do
-		w=$(grep -E "^(\.\./)*([^ ]*/)?$f:[0-9]+:[0-9]+: warning:|$f.*objtool:" "$blog" || true)
-		warn="$warn$w"
-	done
-	# W=1 on the C files the patch touches.
+	warn=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
+	# W=1 on the C files the patch touches, compiled to assembly (foo.s):
+	# the same compiler warnings, and foo.o and its .cmd record stay the
+	# normal build's (a W=1 foo.o would be compiled again at the next
+	# commit, its command line having changed).
 	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -E '\.c$' || true)
 	for f in $files; do
 		[ -f "$OBJ/${f%.c}.o" ] || continue
-		w=$(kmake -s W=1 "${f%.c}.o" 2>&1 | grep -E 'warning:' || true)
+		w=$(kmake -s W=1 "${f%.c}.s" 2>&1 | tee -a "$blog" | grep -E 'warning:' || true)
 		warn="$warn$w"
 	done
-	plan record "$OBJ" "$c" "$head" "$stamp"
 }
 
 # Perf and the mm selftests, where the commit ($1) touches them. Adds to
@@ -105,67 +91,46 @@ tools_at() {
 
 report() {	# $1 subject, $2 seconds
 	if [ $built = 0 ]; then
-		# Keep the whole log, and print the first errors (with -j the
-		# compiler's message can be far above make's last lines).
-		local keep=$BUILD/logs/bisect-failed-${1%% *}.log
-		{ cat "$blog"; cat "$OBJ/build.log" 2>/dev/null || true; } >"$keep"
-		fail=$((fail + 1)); echo "not ok $1 (build failed, ${2}s; log: ${keep#"$TOP"/})"
-		{ grep -E 'error:|undefined reference|No rule to make|\*\*\*' "$keep" || tail -20 "$keep"; } |
+		fail=$((fail + 1)); echo "not ok $1 (build failed, ${2}s; log: ${blog#"$TOP"/})"
+		# The first errors, not make's last lines: with -j, the compiler's
+		# message can be far above them.
+		{ grep -E 'error:|undefined reference|No rule to make|\*\*\*' "$blog" || tail -20 "$blog"; } |
 			awk '!seen[$0]++ && n++ < 20' | sed 's/^/    # /'
 	elif [ -z "$warn" ]; then
 		pass=$((pass + 1)); echo "ok $1 (built: ${what#nothing in the kernel, }, ${2}s)"
 	else
-		fail=$((fail + 1)); echo "not ok $1 (warnings, ${2}s)"; sed 's/^/    # /' <<<"$warn"
+		fail=$((fail + 1)); echo "not ok $1 (warnings, ${2}s; log: ${blog#"$TOP"/})"
+		sed 's/^/    # /' <<<"$warn"
 	fi
 }
 
-# 1. HEAD, in full: what a run before left built elsewhere is rebuilt.
-t0=$(date +%s)
-plan save-mtimes "$SRC" "$OBJ" base "$head"
-build_at "$head" bzImage all
-head_built=$built head_warn=$warn
-# The objects of HEAD's build, to compare with the folder's at the end
-# (not the boot image's, which hold vmlinux and its build number).
-sums=$OBJ/.bisect/objects.sha1
-objsums() {
-	(cd "$OBJ" && find . -name '*.o' ! -path './tools/*' ! -path './scripts/*' \
-		! -path './arch/x86/boot/*' ! -name '.tmp_*' ! -name 'version-timestamp.o' \
-		-print0 | sort -z | xargs -0 sha1sum)
-}
-objsums >"$sums"
-plan scope "$SRC" "$OBJ" base "$head" >&2
-head_secs=$(($(date +%s) - t0))
-
-# 2. Each commit before HEAD, on top of it.
+command -v ccache >/dev/null && ccache -z >/dev/null
+i=0
 for c in $commits; do
-	[ "$c" = "$head" ] && continue
+	i=$((i + 1))
 	t0=$(date +%s)
 	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
-	git -C "$SRC" checkout -q --detach "$c"
+	if [ "$c" = "$head" ]; then
+		git -C "$SRC" checkout -q "$branch"
+	else
+		git -C "$SRC" checkout -q --detach "$c"
+	fi
 	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c")
-	warn="" built=1 what=vmlinux
-	if grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
-		build_at "$c" vmlinux series
+	warn="" built=1 what=vmlinux blog=""
+	if [ "$c" = "$head" ]; then
+		what=bzImage
+		build_at "$c" $i bzImage
+	elif grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
+		build_at "$c" $i vmlinux
 	else
 		what="nothing in the kernel"
 	fi
 	[ $built = 1 ] && tools_at "$c"
 	report "$subj" $(($(date +%s) - t0))
 done
-
-# 3. Back at HEAD: rebuild what was built at another commit.
-t0=$(date +%s)
-git -C "$SRC" checkout -q "$branch"
-build_at "$head" bzImage all
-[ $head_built = 1 ] || built=0
-# Rebuilt at HEAD, the folder must hold HEAD's build again.
-if [ $built = 1 ]; then
-	differ=$(cd "$OBJ" && sha1sum --quiet -c "$sums" 2>/dev/null | sed 's/: FAILED.*//; s/^\.\///' || true)
-	[ -z "$differ" ] || warn="$warn objects differ from HEAD's build before the other commits: $(echo $differ)"
-fi
-warn="$head_warn$warn" what=bzImage
-[ $built = 1 ] && tools_at "$head"
-report "$(git -C "$SRC" log -1 --format='%h %s' "$head")" $((head_secs + $(date +%s) - t0))
+command -v ccache >/dev/null && echo "# ccache: $(ccache --print-stats 2>/dev/null |
+	awk -F'\t' '$1 == "direct_cache_hit" { d = $2 } $1 == "preprocessed_cache_hit" { p = $2 }
+		$1 == "cache_miss" { m = $2 } END { printf "%d direct hits, %d preprocessed hits, %d misses", d, p, m }')"
 
 mkdir -p "$BUILD/results"
 echo "$pass $fail 0" >"$BUILD/results/bisect.counts"

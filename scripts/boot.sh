@@ -53,12 +53,12 @@ mem=${BOOT_MEM:-8G}
 # takes seconds under TCG): two 1 GiB pages at boot for pf-hugetlb (its
 # zeroing ways and CoW at 1 GiB) and hugetlb-fork/-exclusive on
 # EPYC-Milan (AMD: 1 GiB copied cold, cleared cached) and Icelake-Server
-# (Intel: both cached), and on Skylake-Server (NT off); the other rows
-# test 2 MiB pages only. BOOT_PF_1G=0 leaves them out (the debug kernel's
+# (Intel: both cached, as with NT off); the other rows test 2 MiB pages
+# only. BOOT_PF_1G=0 leaves them out (the debug kernel's
 # rows: KASAN makes each 1 GiB clear minutes long under TCG); BOOT_HUGE
 # replaces the boot pool (the mmtests stage: none).
 [ "${BOOT_PF_1G:-1}" = 0 ] || case "$name" in
-EPYC-Milan|Icelake-Server|Skylake-Server)
+EPYC-Milan|Icelake-Server)
 	append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2} nt_pf_1g=1" ;;
 esac
 timeout=${BOOT_TIMEOUT:-300}

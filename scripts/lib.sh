@@ -163,3 +163,51 @@ uapi_headers() {
 		echo "$want" >"$stamp"
 	fi
 }
+
+# broken_boots STAGE CHECK FILES VARIANT...: shows that a guest check fails
+# when the kernel is wired wrong. For each VARIANT in turn: FILES (space
+# separated, in $SRC) back as committed, then the caller's break_VARIANT
+# makes its throwaway change; the guest kernel is rebuilt (build/obj,
+# incremental) and booted on qemu64; the variant passes when the console
+# has a line matching CHECK (an ERE: the check's "not ok"). The caller's
+# explain LOG prints what the check said (default: that line and the next).
+# KTAP out, counts in build/results/STAGE.counts; at exit FILES are restored
+# and the kernel rebuilt as it was.
+broken_boots() {
+	local stage=$1 check=$2 files=$3 v log why ok
+	shift 3
+	[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first"
+	mkdir -p "$BUILD/results" "$BUILD/logs"
+	declare -F explain >/dev/null || explain() { grep -m1 -A1 -E "$check" "$1" | tr -s ' ' | tr '\n' ';' | cut -c1-300; }
+	# shellcheck disable=SC2064 # expand now: the trap runs after we return
+	trap "git -C '$SRC' checkout -q -- $files; (cd '$SRC' && touch $files)
+		'$TOP/scripts/build.sh' >/dev/null 2>&1 || echo '# $stage: rebuilding the restored tree failed' >&2" EXIT
+	local n=0 pass=0 fail=0
+	echo "KTAP version 1"
+	echo "1..$#"
+	for v in "$@"; do
+		# shellcheck disable=SC2086 # FILES is a list
+		git -C "$SRC" checkout -q -- $files
+		"break_$v"
+		log=$BUILD/logs/$stage-$v.log ok=0
+		# shellcheck disable=SC2086
+		if git -C "$SRC" diff --quiet -- $files; then
+			why="the change did not apply: has the source changed?"
+		elif ! "$TOP/scripts/build.sh" >"$log.build" 2>&1; then
+			why="the broken tree did not build: $(tail -3 "$log.build")"
+		else
+			"$TOP/scripts/initramfs.sh" "$BUILD/initramfs.cpio" >/dev/null 2>&1 || true
+			"$TOP/scripts/boot.sh" -q -l "$log" qemu64 || true
+			if grep -qE "$check" "$log"; then
+				ok=1 why=$(explain "$log")
+			else
+				why="no line matching '$check' in $log"
+			fi
+		fi
+		ktap $ok "${stage}_catches_$v" "$why"
+		[ $ok = 0 ] || echo "# $why"
+	done
+	echo "$pass $fail 0" >"$BUILD/results/$stage.counts"
+	echo "$stage: $pass passed, $fail failed, 0 skipped"
+	[ $fail = 0 ]
+}

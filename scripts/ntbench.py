@@ -40,7 +40,6 @@ import math
 import os
 import random
 import re
-import shlex
 import statistics
 import subprocess
 import sys
@@ -356,66 +355,6 @@ def cpu_text(cpu):
     return "%s family %#x model %#x stepping %d (clzero=%d movdir64b=%d)" % cpu
 
 
-# ---- the tree's policy ---------------------------------------------------
-
-def order_kib(o):
-    """NEVER, PMD, PUD or an order (clearpage policy -k) -> KiB; 0: never."""
-    return {"NEVER": 0, "PMD": 2048, "PUD": 1048576}.get(o, 4 << int(o) if o.isdigit() else 0)
-
-
-def ask_policy(cmd, cpu):
-    """Run `CMD VENDOR FAMILY MODEL STEPPING CLZERO` -> (policy dict, None) or (None, error)."""
-    args = shlex.split(cmd) + [cpu[0], "%#x" % cpu[1], "%#x" % cpu[2], str(cpu[3]), str(cpu[4])]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return None, "policy command failed: %s" % e
-    f = p.stdout.strip().split()
-    if p.returncode or len(f) < 4:
-        return None, "policy command failed (status %d): %s" % (p.returncode, (p.stderr or p.stdout).strip()[:200])
-    name = " ".join(f[4:]) if f[3] == "table" else None
-    copy = "CACHED" if f[0] == "CACHED" else "MOVNTI"
-    return {"clear": (f[0], order_kib(f[1])), "copy": (copy, order_kib(f[2])), "name": name,
-            "line": " ".join(f)}, None
-
-
-def policy_diff(entry, tree):
-    """Compare (ENUM, KiB) pairs as sets of real folio sizes: '' if the same, else what differs."""
-    out = []
-    for part in ("clear", "copy"):
-        (er, ek), (tr, tk) = entry[part], tree[part]
-        es = cold_set(ek) if er != "CACHED" else frozenset()
-        ts = cold_set(tk) if tr != "CACHED" else frozenset()
-        if es != ts or (es and er != tr):
-            desc = lambda r, s: "%s at %s" % (r, ", ".join(map(sname, sorted(s)))) if s else "none cold"
-            out.append("%s: entry %s, the tree %s" % (part, desc(er, es), desc(tr, ts)))
-    return "; ".join(out)
-
-
-def policy_check(tree, decs, unit):
-    """At each measured size the tree treats cold, its routine's decision there: (lines, ok)."""
-    lines, ok = [], True
-    for part, sec in (("clear", "fault"), ("copy", "copy")):
-        routine, k = tree[part]
-        if routine == "CACHED" or not k:
-            lines.append("%s: none cold" % part)
-            continue
-        name = "copy_mc_movnti" if sec == "copy" else routine.lower()
-        ser = series(decs[sec], name, unit)
-        sizes = [s for s in sorted(ser) if real_folio(s) in cold_set(k)]
-        if not sizes:
-            lines.append("%s %s from SZ_%s: NOT measured at any size it treats cold" % (part, name, sname(k)))
-            ok = False
-            continue
-        for s in sizes:
-            d = ser[s][1]
-            good = d.kind == "cold"
-            ok = ok and good
-            lines.append("%s %s at %s: %s [%s-%s] %s" % (part, ser[s][0], sname(s), fmt(d.med), fmt(d.lo),
-                         fmt(d.hi), "cold: ok" if good else "%s: NOT decided faster at %s" % (d.kind, sname(s))))
-    return lines, ok
-
-
 # ---- text ------------------------------------------------------------------
 
 def mmm(vals, nd=2):
@@ -557,7 +496,7 @@ def rounds_of(runs):
     return len({(i, f[0]) for i, r in enumerate(runs) for f in r.rows if len(f) == 6 and f[1] in MAINLINE})
 
 
-def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None, recorded=((), ())):
+def tables_text(runs, margin, with_entry=True, unit=None, recorded=((), ())):
     """The whole bench.txt: header, a., b., c., the pollution table and the entry (RECORDED: (new, old))."""
     out = header(runs, margin) + perf_tables(runs[0])
     out += decision_table(runs, "fault", margin, "c. touch fault: ns per 4 KiB page, median of the per-round medians")
@@ -567,8 +506,7 @@ def tables_text(runs, margin, with_entry=True, policy_cmd=None, unit=None, recor
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs, margin)
     if with_entry:
-        text, _ = entry_text(runs, list(recorded[1]), policy_cmd, unit, margin, recorded[0], rule=False)
-        out.append(text)
+        out.append(entry_text(runs, list(recorded[1]), unit, margin, recorded[0], rule=False))
     return wrap("\n".join(out).rstrip())
 
 
@@ -686,28 +624,18 @@ def decision_lines(runs, unit, margin, name):
     return out + use_lines(runs, unit, margin) + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
 
 
-def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
-    """The `entry` output for new RUNS (pooled), RECORDED_NEW runs and OLD runs: (text, status)."""
-    status, out = 0, []
+def entry_text(runs, old, unit, margin, recorded_new=(), rule=True):
+    """The `entry` output for new RUNS (pooled), RECORDED_NEW runs and OLD runs."""
+    out = []
     cpu = runs[0].cpu if runs else old[0].cpu
     unit = unit or (runs[0].meta.get("cold_unit") if runs else None) or "range"
-    tree, err = ask_policy(policy_cmd, cpu) if policy_cmd else (None, "the tree's policy: not asked (no --policy-cmd)")
-    status = 1 if policy_cmd and err else 0
-    name = tree["name"] if tree and tree["name"] else "<name>"
+    name = "<name>"
     if runs and rule:
         out.append(RULE)
     if runs:
         out.append("runs: " + ", ".join("%s (%d rounds)" % (r.label, rounds_of([r])) for r in runs))
-        lines, ent = decision_lines(runs, unit, margin, name)
-        out += lines + ([err] if err else [])
-        if tree:
-            diff = policy_diff(ent, tree)
-            out.append("the tree's policy for this CPU: %s: %s" % (tree["line"],
-                                                                   "differs: " + diff if diff else "same"))
-            decs = decision_of(runs, unit, margin)[2]
-            chk, ok = policy_check(tree, decs, unit)
-            out.append("check of the tree's policy on this run (%s):" % ("ok" if ok else "NOT ok"))
-            out += ["  " + c for c in chk]
+        lines, _ = decision_lines(runs, unit, margin, name)
+        out += lines
         others, seen = [], [r.rows for r in runs]
         for r in recorded_new:          # the same run as a page and as a directory counts once
             if r.cpu == cpu and r.rows not in seen:
@@ -717,16 +645,10 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
             pooled = list(runs) + others
             out.append("with the recorded runs of this CPU: %d runs, %d rounds: %s" % (
                 len(pooled), rounds_of(pooled), ", ".join(r.label for r in pooled)))
-            lines, pent = decision_lines(pooled, unit, margin, name)
-            out += lines
-            if tree:
-                diff = policy_diff(pent, tree)
-                out.append("the tree's policy against the pooled entry: %s" % ("differs: " + diff if diff else "same"))
+            out += decision_lines(pooled, unit, margin, name)[0]
         else:
             out.append("no other recorded new-format run of this CPU")
     hist = [o for o in old if o.cpu == cpu]
-    if err and not runs:
-        out.append(err)
     if hist:
         out.append("history (old baseline: one round, mainline modelled wrongly at 1G; never pooled):")
         for o in hist:
@@ -734,7 +656,7 @@ def entry_text(runs, old, policy_cmd, unit, margin, recorded_new=(), rule=True):
         if not runs:
             out.append("no new-format run of this CPU: the old runs decide no set (their clear decisions up to "
                        "2M stand, 32M/1G and all copy decisions are provisional until re-measured)")
-    return wrap("\n".join(out)), status
+    return wrap("\n".join(out))
 
 
 # ---- the old baseline -------------------------------------------------------
@@ -842,11 +764,11 @@ def simulate_text(rows, rounds, trials, seed, margin):
 
 # ---- report -----------------------------------------------------------------
 
-def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
-    """Write PAGE (a new .md) for the run RUNS[0]; returns the status of the entry."""
+def report(page, runs, recorded_new, old, unit, margin):
+    """Write PAGE (a new .md) for the run RUNS[0]."""
     run = runs[0]
     m = run.meta
-    ent, status = entry_text(runs, old, policy_cmd, unit, margin, recorded_new)
+    ent = entry_text(runs, old, unit, margin, recorded_new)
     pm = re.search(r'\.name = "([^"]*)"', ent)
     name = pm.group(1) if pm and pm.group(1) != "<name>" else m.get("cpu", "this CPU").split(":")[0]
     machine = m.get("machine", "not recorded")
@@ -869,7 +791,6 @@ def report(page, runs, recorded_new, old, policy_cmd, unit, margin):
     with open(page + ".tmp", "w") as f:
         f.write("\n".join(text) + "\n")
     os.rename(page + ".tmp", page)
-    return status
 
 
 # ---- the in-kernel measurement (make bench-kernel) ---------------------------
@@ -1061,7 +982,6 @@ def main(argv=None):
     r.add_argument("page")
     r.add_argument("dir")
     for x in (t, e, r):
-        x.add_argument("--policy-cmd")
         x.add_argument("--unit")
         x.add_argument("--margin", type=float)
     for x in (t, e, r):
@@ -1112,7 +1032,7 @@ def main(argv=None):
                 raise UsageError("%s: no new-format run (bench.meta, bench.runs)" % a.dir)
             mine = os.path.realpath(runs[0].label)
             rec = [x for x in rec_new if os.path.realpath(x.label) != mine]
-            sys.stdout.write(tables_text(runs[:1], margin(runs), True, a.policy_cmd, a.unit, (rec, rec_old)))
+            sys.stdout.write(tables_text(runs[:1], margin(runs), True, a.unit, (rec, rec_old)))
             return 0
         if a.cmd == "entry":
             new, old = gather(a.paths)
@@ -1121,12 +1041,12 @@ def main(argv=None):
             cpu = new[0].cpu if new else old[0].cpu
             mine = {os.path.realpath(x.label) for x in new}
             rec = [x for x in rec_new if os.path.realpath(x.label) not in mine]
-            text, status = entry_text([x for x in new if x.cpu == cpu], unique_old(old + rec_old), a.policy_cmd,
-                                      a.unit, margin(new), rec)
+            text = entry_text([x for x in new if x.cpu == cpu], unique_old(old + rec_old), a.unit,
+                              margin(new), rec)
             if any(x.cpu != cpu for x in new):
                 text += "left out (another CPU): %s\n" % ", ".join(x.label for x in new if x.cpu != cpu)
             sys.stdout.write(text)
-            return status
+            return 0
         page = a.page
         if not page.endswith(".md") or not os.path.isdir(os.path.dirname(os.path.abspath(page))):
             raise UsageError("%s: want a .md page in an existing folder" % page)
@@ -1136,10 +1056,10 @@ def main(argv=None):
         if not runs or not os.path.isdir(a.dir):
             raise UsageError("%s: no run directory with bench.meta and bench.runs" % a.dir)
         mine = os.path.realpath(a.dir)
-        status = report(page, runs[:1], [x for x in rec_new if os.path.realpath(x.label) != mine], rec_old,
-                        a.policy_cmd, a.unit, margin(runs))
+        report(page, runs[:1], [x for x in rec_new if os.path.realpath(x.label) != mine], rec_old,
+               a.unit, margin(runs))
         print("report: %s" % page)
-        return status
+        return 0
     except UsageError as err:
         print("ntbench.py: usage error: %s" % err, file=sys.stderr)
         return 2

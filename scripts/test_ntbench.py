@@ -97,9 +97,6 @@ def cli(*args):
     return rc, re.sub(r"\s+", " ", out), err
 
 
-POLICY = "import sys; print(%r)"
-
-
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -110,12 +107,6 @@ class Base(unittest.TestCase):
 
     def decs(self, path, sec="fault"):
         return ntbench.analyse(ntbench.load(path)[0], sec)[0]
-
-    def policy(self, line):
-        p = os.path.join(self.d, "policy.py")
-        with open(p, "w") as f:
-            f.write(POLICY % line + "\n")
-        return "%s %s" % (sys.executable, p)
 
 
 class Uses(Base):
@@ -263,34 +254,6 @@ class Decisions(Base):
         self.assertIn("MOVNTI at 2M = order 9: BIT(9)", cli("entry", d)[1])   # a set: 2M without 1G
 
 
-class Policy(Base):
-    def test_sets(self):
-        same = ntbench.policy_diff({"clear": ("MOVNTI", 1048576), "copy": ("MOVNTI", 2048)},
-                                   {"clear": ("MOVNTI", 32768), "copy": ("MOVNTI", 2048)})
-        self.assertEqual(same, "")
-        self.assertEqual(ntbench.policy_diff({"clear": ("CACHED", 0), "copy": ("CACHED", 0)},
-                                             {"clear": ("MOVNTI", 0), "copy": ("CACHED", 0)}), "")
-        diff = ntbench.policy_diff({"clear": ("CLZERO", 64), "copy": ("MOVNTI", 2048)},
-                                   {"clear": ("CLZERO", 2048), "copy": ("MOVNTI", 2048)})
-        self.assertIn("clear", diff)
-        self.assertNotIn("copy", diff)
-
-    def test_cmd_compare_and_check(self):
-        d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}),
-                      copy={(2048, "copy_mc_movnti"): 0.9, (1048576, "copy_mc_movnti"): 0.9})
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI PUD PMD table Zen 5"), d)
-        self.assertEqual(rc, 0)
-        self.assertIn("table Zen 5: same", out)
-        self.assertIn("(ok)", out)
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI PMD PMD default"), d)
-        self.assertIn("differs: clear", out)
-        self.assertIn("NOT decided faster at 2M", out)
-        self.assertIn("NOT ok", out)
-        rc, out, _ = cli("entry", "--policy-cmd", "/nonexistent/clearpage policy -k", d)
-        self.assertEqual(rc, 1)
-        self.assertIn("policy command failed", out)
-
-
 class Pooling(Base):
     def test_pooled_merge(self):
         a = write_run(os.path.join(self.d, "a"), fault=full({"movnti": [0.9, 0.92]}), rounds=2)
@@ -311,8 +274,7 @@ class Pooling(Base):
         rc, out, _ = cli("tables", a, "--recorded", os.path.join(b, "bench.runs"), page)
         self.assertEqual(rc, 0)
         self.assertIn("2 runs, 4 rounds", out)
-        rc, out, _ = cli("entry", "--policy-cmd", self.policy("MOVNTI NEVER PUD default"),
-                         "--recorded", "--", a)
+        rc, out, _ = cli("entry", "--recorded", "--", a)
         self.assertEqual(rc, 0)
         self.assertIn("no other recorded new-format run", out)
 
