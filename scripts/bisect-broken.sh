@@ -66,7 +66,7 @@ g commit -q -a -m "broken: define nt_broken()"
 
 counts=$BUILD/results/bisect.counts
 [ -f "$counts" ] && cp "$counts" "$counts.keep"
-OBJ=$bobj "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+OBJ=$bobj BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
 if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
 cat "$log"
 # Expected: patch 1 and the last commit pass, every commit between that

@@ -44,7 +44,8 @@ git -C "$SRC" rev-parse -q --verify "$from^{commit}" >/dev/null ||
 head=$(git -C "$SRC" rev-parse HEAD)
 commits=$(git -C "$SRC" rev-list --reverse "$from..HEAD")
 [ -n "$commits" ] || die "no patches after $from"
-logs=$BUILD/logs/bisect
+# BISECT_LOGS: where the per-commit logs go (bisect-broken: its own folder).
+logs=${BISECT_LOGS:-$BUILD/logs/bisect}
 rm -rf "$logs"
 mkdir -p "$logs" "$OBJ"
 
