@@ -47,7 +47,8 @@
 tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen split_huge_page_test transhuge-stress folio_split_race_test mkdirty"}
 # One NT-good Intel row and one AMD row (matrix.tsv).
 rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
-cold_args="nt_knobs=0x403fc,0x40200"
+# MMTESTS_COLD_ARGS: the cold boot's command line (default: the sets the debug stage uses).
+cold_args=${MMTESTS_COLD_ARGS:-"nt_knobs=0x403fc,0x40200"}
 off_args="nt_stores=off"
 
 res=$BUILD/results
