@@ -334,7 +334,9 @@ for row in $rows; do
 		# the run is what it says: all cold at 8K, or NT off
 		st=$(grep -m1 '^# mmtests: nt_good=' "$l" || true)
 		case $mode in
-		cold) want='nt_good=1 populate_orders=0x403fc copy_orders=0x40200' ;;
+		cold) # the sets its nt_knobs= wrote, as debugfs prints them
+			k=$(sed -n 's/.*nt_knobs=\([^ ]*\).*/\1/p' <<<"$cold_args")
+			want="nt_good=1 ${k:+populate_orders=$(printf '0x%x' "${k%,*}") copy_orders=$(printf '0x%x' "${k#*,}")}" ;;
 		off) want='nt_good=0 ' ;;
 		esac
 		ok=0; [ $r = 0 ] && grep -q "$want" <<<"$st" && ok=1
