@@ -6,6 +6,9 @@
 # options opt1 and opt2; MATRIX=name names the logs (build/logs/<name>-<row>.log) and the
 # counts (build/results/<name>.counts); SCAN=1 fails a row on any line of
 # CONSOLE_BAD (lib.sh) in its console log: the debug kernel's rows.
+# MATRIX_JOBS guests boot at a time (default 2: a TCG guest keeps about one
+# host core busy, its second vCPU mostly idle); the table is printed in
+# row order once every guest has stopped.
 . "$(dirname "$0")/lib.sh"
 
 mname=${MATRIX:-matrix}
@@ -30,17 +33,29 @@ else
 fi
 [ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
 
+# boot_row <run>: boots it; "<booted> <seconds>" in its log's .rc file.
+boot_row() {
+	local run=$1 opt="" log=$logs/$mname-$1.log start booted=1
+	case $run in *@*) opt=${run#*@} opt=${opt//@/ } ;; esac
+	printf '# booting %s\n' "$run" >&2
+	start=$(date +%s)
+	"$TOP/scripts/boot.sh" -q -l "$log" ${opt:+-a "$opt"} "${run%%@*}" || booted=0
+	echo "$booted $(($(date +%s) - start))" >"$log.rc"
+}
+njobs=${MATRIX_JOBS:-2}
+for run in $runs; do
+	rm -f "$logs/$mname-$run.log.rc"
+	while [ "$(jobs -rp | wc -l)" -ge "$njobs" ]; do wait -n || true; done
+	boot_row "$run" &
+done
+wait
+
 total_pass=0 total_fail=0 total_skip=0
 printf '%-30s %-22s %-7s %-14s %-12s %-8s %-15s %-13s %-7s %s\n' model "vendor/fam/model/step" nt_good reason cold copy populate/cow "kunit p/f/s" checks result
 for run in $runs; do
-	opt=""
-	case $run in *@*) opt=${run#*@} opt=${opt//@/ } ;; esac
 	log=$logs/$mname-$run.log
-	printf '# booting %s\n' "$run" >&2
-	start=$(date +%s)
-	booted=1
-	"$TOP/scripts/boot.sh" -q -l "$log" ${opt:+-a "$opt"} "${run%%@*}" || booted=0
-	secs=$(($(date +%s) - start))
+	booted=0 secs=0
+	read -r booted secs <"$log.rc" || true
 	# KUnit leaves: test cases, or the parameters of a parameterised case
 	# (whose own line then only sums them up).
 	read -r kp kf ks gp gf gs < <(awk '
