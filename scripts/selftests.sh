@@ -39,18 +39,27 @@ gcc -static -O2 -Wall -Werror -o "$BUILD/guest-extra/bin/populate-cold" \
 [ -f "$out/pf-hugetlb" ] || die "no pf-hugetlb in this tree"
 
 [ "${1:-}" = run ] || exit 0
-# On the host: the host kernel's clear and copy, every huge page size it
-# offers (pf-hugetlb reserves two pages of each and gives them back).
+# On the host: the host kernel's clear and copy (pf-hugetlb reserves two
+# pages of each huge page size and gives them back). Only the 2 MiB
+# results count: the host kernel is not under test, and without the
+# hugetlb fix series a 1 GiB CoW loses the child's page now and then
+# (docs/findings.md); where the host can reserve 1 GiB pages at all (a
+# freshly booted VM can), those results are printed, not counted. The
+# guests run the 1 GiB checks on the series' kernel (the matrix).
 log=$BUILD/logs/pf-hugetlb-host.log
 rc=0
 "$out/pf-hugetlb" 2>&1 | tee "$log" || rc=$?
-read -r p f s < <(awk '
+read -r p f s o < <(awk '
+	/^(not )?ok [0-9]+ / && !/ 2048kB( |$)/ { o++; next }
 	/^ok [0-9]+ .*# SKIP/ { s++; next }
 	/^ok [0-9]+ / { p++ }
 	/^not ok [0-9]+ / { f++ }
 	/^# SKIP|^1\.\.0 # SKIP/ { s++ }
-	END { printf "%d %d %d\n", p, f, s }' "$log")
-[ "$rc" = 0 ] || [ "$rc" = 4 ] || [ "$f" -gt 0 ] || f=1
+	END { printf "%d %d %d %d\n", p, f, s, o }' "$log")
+[ "$o" = 0 ] || echo "# $o results for other huge page sizes than 2 MiB: not counted (the host kernel's)"
+[ $((p + f + s)) -gt 0 ] || f=1	# no 2 MiB result at all
+# A crash or a bad exit (not a failed or skipped case) still fails.
+[ "$rc" = 0 ] || [ "$rc" = 4 ] || grep -q '^not ok ' "$log" || f=1
 echo "$p $f $s" >"$BUILD/results/selftests.counts"
 echo "pf-hugetlb on the host: $p passed, $f failed, $s skipped"
 [ "$f" = 0 ]
