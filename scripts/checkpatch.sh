@@ -13,8 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$SRC/scripts/checkpatch.pl" ] || die "no realised tree at $SRC (make realise)"
-pass=0 fail=0
-for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(stable_series_files); do
+# One patch ($1): its report in $2, and $2.ok when it is clean.
+check_one() {
+	local p=$1 out ok f subs
 	out=$(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict -q --showfile \
 		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p" 2>&1) && ok=1 || ok=0
 	# checkpatch exits 0 with CHECKs; --strict findings count as failures.
@@ -29,10 +30,27 @@ $f: no MAINTAINERS entry covers this new file"
 		fi
 	done
 	if [ $ok = 1 ]; then
-		pass=$((pass + 1)); echo "ok ${p#"$PATCHES"/}"
+		echo "ok ${p#"$PATCHES"/}" >"$2"; touch "$2.ok"
 	else
-		fail=$((fail + 1)); echo "not ok ${p#"$PATCHES"/}"; sed 's/^/    # /' <<<"$out"
+		{ echo "not ok ${p#"$PATCHES"/}"; sed 's/^/    # /' <<<"$out"; } >"$2"
 	fi
+}
+
+# $JOBS patches at a time (each checkpatch.pl is one process), the reports
+# printed in the series' order.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+i=0
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(stable_series_files); do
+	i=$((i + 1))
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+	check_one "$p" "$tmp/$i" &
+done
+wait
+pass=0 fail=0
+for k in $(seq 1 $i); do
+	cat "$tmp/$k"
+	if [ -f "$tmp/$k.ok" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 mkdir -p "$BUILD/results"
 echo "$pass $fail 0" >"$BUILD/results/checkpatch.counts"
