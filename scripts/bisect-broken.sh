@@ -6,12 +6,12 @@
 # last commit that defines it in arch/x86/kernel/cpu/nt_quirks.c.
 # scripts/bisect.sh on it must fail that commit and every one after it up
 # to the last (vmlinux does not link: undefined nt_broken), and pass patch
-# 1 and the last. The branch is the realised tree's, at the same path, so
-# that ccache's hits from the main bisect (the same sources and command
-# lines) spare most of the compiles; the main build folder is not touched,
-# and the tree is back on its branch at the end (kbuild rebuilds there what
-# the checkouts changed). The branch and the build folder are removed at
-# the end (the log stays in build/logs/bisect-broken.log).
+# 1 and the last. The branch is the realised tree's; the main build
+# folders are not touched (bisect-broken-obj/small has the bisect config's
+# commits, bisect-broken-obj/head the last one's main config), and the tree
+# is back on its branch at the end (kbuild rebuilds there what the
+# checkouts changed). The branch and the build folder are removed at the
+# end (the log stays in build/logs/bisect-broken.log).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -66,7 +66,7 @@ g commit -q -a -m "broken: define nt_broken()"
 
 counts=$BUILD/results/bisect.counts
 [ -f "$counts" ] && cp "$counts" "$counts.keep"
-OBJ=$bobj BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+OBJ=$bobj/head BISECT_OBJ=$bobj/small BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
 if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
 cat "$log"
 # Expected: patch 1 and the last commit pass, every commit between that

@@ -2,8 +2,13 @@
 # Boot the built kernel in QEMU (TCG) on one CPU model.
 #   boot.sh [-c] [-q] [-a 'extra cmdline'] [-l log] CPU
 # CPU is a row name from matrix.tsv or any QEMU -cpu spec. With -q the
-# console goes only to the log; -c only checks that CPU is known. Exit status: 0 when the guest reached the
-# end of its init, 1 otherwise (hung guests are killed after $BOOT_TIMEOUT s).
+# console goes only to the log; -c only checks that CPU is known. Exit
+# status: 0 when the guest reached the end of its init, 1 otherwise. A guest
+# is killed after $BOOT_TIMEOUT s (600 by default), or when its kernel
+# prints nothing for $BOOT_STALL s (120) before it runs /init: that early
+# hang (QEMU's TCG, seen about once in a hundred boots; docs/checks.md,
+# Guests) is booted once more, and the retry is printed. A stall after
+# /init is not watched: a guest's tests can be silent for long.
 . "$(dirname "$0")/lib.sh"
 
 quiet=0 extra="" log="" check_only=0
@@ -61,22 +66,59 @@ mem=${BOOT_MEM:-8G}
 EPYC-Milan|Icelake-Server)
 	append="$append ${BOOT_HUGE-hugepagesz=1G hugepages=2} nt_pf_1g=1" ;;
 esac
-timeout=${BOOT_TIMEOUT:-300}
+timeout=${BOOT_TIMEOUT:-600} stall=${BOOT_STALL:-120}
 
 cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem" -nographic
 	-no-reboot -kernel "$kernel" -initrd "$initrd" -append "$append")
 [ $quiet = 1 ] || echo "+ ${cmd[*]}" >&2
-set +e
-if [ $quiet = 1 ]; then
-	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$log" 2>&1
-else
-	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null 2>&1 | tee "$log"
+
+# One boot, its console to $log (and the terminal without -q). Sets rc
+# and why (empty, "timeout" or "stall").
+boot_once() {
+	local qpid tpid=0 size last=-1 still=0 most=0 init=0
+	why=""
+	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$log" 2>&1 &
+	qpid=$!
+	if [ $quiet = 0 ]; then
+		tail -n +1 -f --pid=$qpid "$log" &
+		tpid=$!
+	fi
+	while kill -0 $qpid 2>/dev/null; do
+		sleep 2
+		[ $init = 1 ] && continue
+		grep -q 'Run /init as init process' "$log" && { init=1; continue; }
+		size=$(stat -c %s "$log")
+		if [ "$size" = "$last" ]; then still=$((still + 2)); else still=0 last=$size; fi
+		[ $still -le $most ] || most=$still
+		if [ $still -ge "$stall" ]; then
+			why=stall
+			kill $qpid
+			break
+		fi
+	done
+	set +e
+	wait $qpid
+	rc=$?
+	set -e
+	[ $tpid = 0 ] || wait $tpid 2>/dev/null || true
+	if [ -z "$why" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then why=timeout; fi
+	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	echo "# boot: longest console silence before /init about ${most}s" >>"$log"
+}
+
+boot_once
+if [ "$why" = stall ]; then
+	mv "$log" "$log.stalled"
+	echo "# $name: no console output for ${stall}s before /init: hung early, booted again (first console: $log.stalled)" >&2
+	boot_once
+	echo "# $name: the first boot hung early (no console output for ${stall}s before /init; its console: $log.stalled), this is the second" >>"$log"
 fi
-rc=${PIPESTATUS[0]}
-set -e
-tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
-if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+case $why in
+stall)
+	echo "# $name: guest hung, no console output for ${stall}s before /init" >>"$log"
+	exit 1 ;;
+timeout)
 	echo "# $name: guest hung, killed after ${timeout}s" >>"$log"
-	exit 1
-fi
+	exit 1 ;;
+esac
 grep -q '^NT-GUEST-DONE' "$log"
