@@ -4,10 +4,11 @@
 # checked out in the realised tree (build/linux; back to its branch at the
 # end) and built, as the kernel's build robots bisect. Every commit before
 # HEAD is built to vmlinux in its own folder (build/bisect-obj) with the
-# bisect config (config/bisect.config: the smallest kernel that compiles
-# every kernel C file the series touches, about half the main config's
-# objects); HEAD is built to bzImage with the main config in the main build
-# folder (build/obj), which leaves the build stage after it nothing to do.
+# bisect config (config/bisect.config: a small kernel that compiles every
+# kernel C file the series touches, about half the main config's objects);
+# HEAD is built to vmlinux there too, and to bzImage with the main config
+# in the main build folder (build/obj), which leaves the build stage after
+# it nothing to do.
 # git writes every file a checkout changes with the time of now, so make
 # rebuilds every target that kbuild's .cmd records say depends on one
 # (fixdep lists each header a file includes, and each CONFIG_ symbol it
@@ -19,7 +20,7 @@
 # At each commit any warning in its build log (compiler, objtool, modpost:
 # the base builds both configs without one) or a W=1 warning in a C file the
 # patch touches fails it, and so does a kernel C file the patch touches that
-# the bisect config does not compile. A commit that touches only tools/ or
+# the bisect config does not compile (no object newer than the file). A commit that touches only tools/ or
 # Documentation/ changes nothing in the kernel build: a patch to tools/perf
 # builds perf (build/perf, with -Werror, its default), one to the mm
 # selftests builds them (kselftest build), one to Documentation/ is checked
@@ -50,29 +51,34 @@ rm -rf "$logs"
 mkdir -p "$logs" "$head_obj" "$small_obj"
 
 # Build the commit checked out ($1, number $2) to target $3 in folder $4
-# with config fragment $5. Sets built, warn and blog.
+# with config fragment $5; $6 = 1: each kernel C file the commit touches
+# must be compiled there. Sets built, adds to warn, appends to blog.
 build_at() {
 	local c=$1 target=$3 files f w
 	local OBJ=$4
-	warn="" built=1 blog=$logs/$2-$(git -C "$SRC" rev-parse --short "$c").log
-	OBJ=$OBJ FRAGMENTS=$5 TARGET=$target "$TOP/scripts/build.sh" >"$blog" 2>&1 || built=0
+	blog=$logs/$2-$(git -C "$SRC" rev-parse --short "$c").log
+	OBJ=$OBJ FRAGMENTS=$5 TARGET=$target "$TOP/scripts/build.sh" >>"$blog" 2>&1 || built=0
 	[ -f "$OBJ/build.log" ] && cat "$OBJ/build.log" >>"$blog"
 	[ $built = 1 ] || return 0
-	warn=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
+	w=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
+	[ -z "$w" ] || warn="$warn$w
+"
 	# W=1 on the C files the patch touches, compiled to assembly (foo.s):
 	# the same compiler warnings, and foo.o and its .cmd record stay the
 	# normal build's (a W=1 foo.o would be compiled again at the next
 	# commit, its command line having changed).
-	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" |
-		grep -vE '^(tools|Documentation)/' | grep -E '\.c$' || true)
+	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only --diff-filter=d -r "$c" |
+		grep -vE '^(tools|Documentation|scripts|samples|usr)/' | grep -E '\.c$' || true)
 	for f in $files; do
-		if [ ! -f "$OBJ/${f%.c}.o" ]; then
-			warn="$warn$f: not compiled in this config (${5#"$TOP"/})
+		# Newer than the file, which the checkout wrote: compiled now.
+		if [ ! "$OBJ/${f%.c}.o" -nt "$SRC/$f" ]; then
+			[ "$6" = 1 ] && warn="$warn$f: not compiled in ${5#"$TOP"/}
 "
 			continue
 		fi
-		w=$(kmake -s W=1 "${f%.c}.s" 2>&1 | tee -a "$blog" | grep -E 'warning:' || true)
-		warn="$warn$w"
+		w=$(kmake -s W=1 "${f%.c}.s" 2>&1 | tee -a "$blog" | grep -E 'warning:|error:' || true)
+		[ -z "$w" ] || warn="$warn$w
+"
 	done
 }
 
@@ -107,7 +113,7 @@ report() {	# $1 subject, $2 seconds
 		pass=$((pass + 1)); echo "ok $1 (built: ${what#nothing in the kernel, }, ${2}s)"
 	else
 		fail=$((fail + 1)); echo "not ok $1 (warnings, ${2}s; log: ${blog#"$TOP"/})"
-		sed 's/^/    # /' <<<"$warn"
+		sed '/^$/d; s/^/    # /' <<<"$warn"
 	fi
 }
 
@@ -124,10 +130,11 @@ for c in $commits; do
 	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c")
 	warn="" built=1 what=vmlinux blog=""
 	if [ "$c" = "$head" ]; then
-		what=bzImage
-		build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config"
+		what="vmlinux (bisect config), bzImage"
+		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
+		[ $built = 0 ] || build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config" 0
 	elif grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
-		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config"
+		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
 	else
 		what="nothing in the kernel"
 	fi

@@ -6,8 +6,8 @@
 # status: 0 when the guest reached the end of its init, 1 otherwise. A guest
 # is killed after $BOOT_TIMEOUT s (600 by default), or when its kernel
 # prints nothing for $BOOT_STALL s (120) before it runs /init: that early
-# hang (QEMU's TCG, seen about once in a hundred boots; docs/checks.md,
-# Guests) is booted once more, and the retry is printed. A stall after
+# hang (QEMU's TCG, seen once in about 120 boots; docs/checks.md, Guests)
+# is booted once more, and the retry is printed. A stall after
 # /init is not watched: a guest's tests can be silent for long.
 . "$(dirname "$0")/lib.sh"
 
@@ -73,10 +73,15 @@ cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem" -nographic
 [ $quiet = 1 ] || echo "+ ${cmd[*]}" >&2
 
 # One boot, its console to $log (and the terminal without -q). Sets rc
-# and why (empty, "timeout" or "stall").
+# and why (empty, "timeout" or "stall"). The console is polled every 2 s.
+qpid=0 tpid=0
+# (never kill 0: that is the whole process group)
+trap 'for p in $qpid $tpid; do [ "$p" = 0 ] || kill "$p" 2>/dev/null || true; done' EXIT
+trap 'exit 130' INT TERM
 boot_once() {
-	local qpid tpid=0 size last=-1 still=0 most=0 init=0
-	why=""
+	local size last=-1 still=0 most=0 init=0
+	why="" qpid=0 tpid=0
+	: >"$log"
 	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$log" 2>&1 &
 	qpid=$!
 	if [ $quiet = 0 ]; then
@@ -84,15 +89,14 @@ boot_once() {
 		tpid=$!
 	fi
 	while kill -0 $qpid 2>/dev/null; do
+		grep -q 'Run /init as init process' "$log" && { init=1; break; }
 		sleep 2
-		[ $init = 1 ] && continue
-		grep -q 'Run /init as init process' "$log" && { init=1; continue; }
 		size=$(stat -c %s "$log")
 		if [ "$size" = "$last" ]; then still=$((still + 2)); else still=0 last=$size; fi
 		[ $still -le $most ] || most=$still
 		if [ $still -ge "$stall" ]; then
 			why=stall
-			kill $qpid
+			kill $qpid 2>/dev/null || true
 			break
 		fi
 	done
@@ -100,11 +104,16 @@ boot_once() {
 	wait $qpid
 	rc=$?
 	set -e
+	qpid=0
 	[ $tpid = 0 ] || wait $tpid 2>/dev/null || true
+	tpid=0
 	if [ -z "$why" ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then why=timeout; fi
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
-	echo "# boot: longest console silence before /init about ${most}s" >>"$log"
+	[ $init = 0 ] ||
+		echo "# boot: longest console silence before /init ${most}-$((most + 2))s (polled every 2 s)" >>"$log"
 }
+
+rm -f "$log.stalled"
 
 boot_once
 if [ "$why" = stall ]; then

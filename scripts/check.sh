@@ -7,9 +7,9 @@ start=$(date +%s)
 res=$BUILD/results
 rm -rf "$res"
 mkdir -p "$res"
-# The bisect stage builds every patch in turn in the main tree and build
-# folder, ending with HEAD, so that the build stage after it has nothing
-# left to do; BISECT=0 skips it (the build stage then builds HEAD), and
+# The bisect stage builds every patch in turn (in a small config of its
+# own; HEAD also in the main build folder), so that the build stage after
+# it has nothing left to do; BISECT=0 skips it (the build stage then builds HEAD), and
 # "make bisect" runs it alone.
 default="checkpatch series-size bisect build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 [ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
