@@ -6,9 +6,10 @@
 # last commit that defines it in arch/x86/kernel/cpu/nt_quirks.c.
 # scripts/bisect.sh on it must fail that commit and every one after it up
 # to the last (vmlinux does not link: undefined nt_broken), and pass patch
-# 1 and the last. The branch is the realised tree's; the main build
-# folders are not touched (bisect-broken-obj/small has the bisect config's
-# commits, bisect-broken-obj/head the last one's main config), and the tree
+# 1 and the last. The branch is the realised tree's; the kernel build
+# folders of the stage are not touched (bisect-broken-obj/small has the
+# bisect config's commits, bisect-broken-obj/head the last one's main
+# config; perf and the selftests build in their usual folders), and the tree
 # is back on its branch at the end (kbuild rebuilds there what the
 # checkouts changed). The branch and the build folder are removed at the
 # end (the log stays in build/logs/bisect-broken.log).
