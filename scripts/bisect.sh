@@ -13,9 +13,11 @@
 # rebuilds every target that kbuild's .cmd records say depends on one
 # (fixdep lists each header a file includes, and each CONFIG_ symbol it
 # tests) and nothing else; vmlinux is linked at every commit, so a commit
-# that uses what a later one adds fails to link. No ccache: on this
-# workshop's 2-vCPU VMs its misses cost more than its hits save
-# (docs/checks.md, section 2).
+# that uses what a later one adds fails to link. ccache (this script puts
+# Debian's /usr/lib/ccache first in PATH, its cache in build/ccache) makes a
+# recompile whose preprocessed source is unchanged a cache hit: after
+# cpufeatures.h gains two defines, only the files that use them compile
+# again.
 #
 # At each commit any warning in its build log (compiler, objtool, modpost:
 # the base builds both configs without one) or a W=1 warning in a C file the
@@ -29,6 +31,12 @@
 # Every commit's build log is kept in build/logs/bisect/ (<n>-<hash>.log);
 # a failing commit's first error lines are printed under its result.
 . "$(dirname "$0")/lib.sh"
+# Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
+# cc that call it), the cache the workshop's own, build/ccache.
+if [ -d /usr/lib/ccache ]; then
+	PATH=/usr/lib/ccache:$PATH
+	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+fi
 
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 [ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
@@ -117,6 +125,7 @@ report() {	# $1 subject, $2 seconds
 	fi
 }
 
+command -v ccache >/dev/null && ccache -z >/dev/null
 i=0
 for c in $commits; do
 	i=$((i + 1))
@@ -141,6 +150,9 @@ for c in $commits; do
 	[ $built = 1 ] && tools_at "$c"
 	report "$subj" $(($(date +%s) - t0))
 done
+command -v ccache >/dev/null && echo "# ccache: $(ccache --print-stats 2>/dev/null |
+	awk -F'\t' '$1 == "direct_cache_hit" { d = $2 } $1 == "preprocessed_cache_hit" { p = $2 }
+		$1 == "cache_miss" { m = $2 } END { printf "%d direct hits, %d preprocessed hits, %d misses", d, p, m }')"
 
 mkdir -p "$BUILD/results"
 echo "$pass $fail 0" >"$BUILD/results/bisect.counts"

@@ -6,7 +6,7 @@
 PKGS="qemu-system-x86 busybox-static build-essential flex
 bison bc libelf-dev libssl-dev cpio xz-utils python3 perl git
 libnuma-dev libcap-dev python3-ply python3-git file gnuplot-nox
-gcc-aarch64-linux-gnu python3-sphinx python3-yaml dpkg-dev fakeroot kmod debhelper rsync"
+gcc-aarch64-linux-gnu python3-sphinx python3-yaml dpkg-dev fakeroot kmod debhelper rsync ccache"
 
 missing=()
 for p in $PKGS; do
