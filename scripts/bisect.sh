@@ -22,8 +22,9 @@
 # At each commit any warning in its build log (compiler, objtool, modpost:
 # the base builds both configs without one) or a W=1 warning in a C file the
 # patch touches fails it, and so does a kernel C file the patch touches that
-# the bisect config does not compile (no object newer than the file). A commit that touches only tools/ or
-# Documentation/ changes nothing in the kernel build: a patch to tools/perf
+# the bisect config does not compile (no object newer than the file). A
+# commit that touches only tools/ or Documentation/ changes nothing in the
+# kernel build: a patch to tools/perf
 # builds perf (build/perf, with -Werror, its default), one to the mm
 # selftests builds them (kselftest build), one to Documentation/ is checked
 # by checkpatch.
