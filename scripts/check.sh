@@ -4,6 +4,19 @@
 . "$(dirname "$0")/lib.sh"
 
 start=$(date +%s)
+# Transparent huge pages "always" for the run, then back as they were
+# (root only; CHECK_THP=keep leaves the setting alone). A kernel build's
+# compilers fault in their heaps a 4 KiB page at a time, and on a VM whose
+# page faults are dear (the workshop's: PVM, pti=on) that was a fifth of a
+# build's time: docs/checks.md, Time. The harness and make bench map their
+# buffers with MADV_HUGEPAGE themselves, so they see no difference.
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
+if [ "${CHECK_THP:-always}" = always ] && [ -n "$was" ] && [ "$was" != always ] &&
+	echo always 2>/dev/null >"$thp"; then
+	trap 'echo "$was" >"$thp"' EXIT
+	note "transparent_hugepage/enabled: always for this run (was $was; CHECK_THP=keep leaves it)"
+fi
 res=$BUILD/results
 rm -rf "$res"
 mkdir -p "$res"
