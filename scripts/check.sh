@@ -8,8 +8,8 @@ start=$(date +%s)
 # (root only; CHECK_THP=keep leaves the setting alone). A kernel build's
 # compilers fault in their heaps a 4 KiB page at a time, and on a VM whose
 # page faults are dear (the workshop's: PVM, pti=on) that was a fifth of a
-# build's time: docs/checks.md, Time. The harness and make bench map their
-# buffers with MADV_HUGEPAGE themselves, so they see no difference.
+# build's time: docs/checks.md, Time. No stage here decides on a speed it
+# measures (make bench, run alone, keeps the machine's setting).
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 if [ "${CHECK_THP:-always}" = always ] && [ -n "$was" ] && [ "$was" != always ] &&
