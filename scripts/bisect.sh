@@ -32,12 +32,8 @@
 # Every commit's build log is kept in build/logs/bisect/ (<n>-<hash>.log);
 # a failing commit's first error lines are printed under its result.
 . "$(dirname "$0")/lib.sh"
-# The small config's compilers through Debian's ccache (its /usr/lib/ccache
-# holds gcc and cc that call it), the cache the workshop's own,
-# build/ccache. Not HEAD's main-config build: built once, from empty where
-# CI runs it, it could hit only itself, and a miss costs a second
-# preprocessor run (docs/checks.md, What ccache costs).
-nocache_path=$PATH
+# Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
+# cc that call it), the cache the workshop's own, build/ccache.
 if [ -d /usr/lib/ccache ]; then
 	PATH=/usr/lib/ccache:$PATH
 	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -146,7 +142,7 @@ for c in $commits; do
 	if [ "$c" = "$head" ]; then
 		what="vmlinux (bisect config), bzImage"
 		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
-		[ $built = 0 ] || PATH=$nocache_path build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config" 0
+		[ $built = 0 ] || build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config" 0
 	elif grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
 		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
 	else
