@@ -5,16 +5,21 @@
 
 start=$(date +%s)
 # Transparent huge pages "always" for the run, then back as they were
-# (root only; CHECK_THP=keep leaves the setting alone). A kernel build's
-# compilers fault in their heaps a 4 KiB page at a time, and on a VM whose
-# page faults are dear (the workshop's: PVM, pti=on) that was a fifth of a
-# build's time: docs/checks.md, Time. No stage here decides on a speed it
-# measures (make bench, run alone, keeps the machine's setting).
+# (root only; CHECK_THP=keep, or any value but always, leaves them alone).
+# A kernel build's compilers fault in their heaps a 4 KiB page at a time,
+# and on a VM whose page faults are dear (the workshop's: PVM, pti=on) a
+# build took 11-21 % less time with them (docs/checks.md, Time). No stage
+# here decides on a speed it measures (make bench, run alone, keeps the
+# machine's setting).
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 if [ "${CHECK_THP:-always}" = always ] && [ -n "$was" ] && [ "$was" != always ] &&
 	echo always 2>/dev/null >"$thp"; then
-	trap 'echo "$was" >"$thp"' EXIT
+	trap 'echo "$was" 2>/dev/null >"$thp" || echo "check: could not put back transparent_hugepage/enabled ($was)" >&2' EXIT
+	# A stage that catches ^C exits normally and the next would start:
+	# stop here, so that the EXIT trap puts the setting back.
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	note "transparent_hugepage/enabled: always for this run (was $was; CHECK_THP=keep leaves it)"
 fi
 res=$BUILD/results
