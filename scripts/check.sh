@@ -4,6 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 
 start=$(date +%s)
+# ^C or SIGTERM ends the run: a stage that catches them itself (boot.sh,
+# bench.sh) exits normally, and the next stage would start.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # Transparent huge pages "always" for the run, then back as they were
 # (root only; CHECK_THP=keep, or any value but always, leaves them alone).
 # A kernel build's compilers fault in their heaps a 4 KiB page at a time,
@@ -16,10 +20,6 @@ was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 if [ "${CHECK_THP:-always}" = always ] && [ -n "$was" ] && [ "$was" != always ] &&
 	echo always 2>/dev/null >"$thp"; then
 	trap 'echo "$was" 2>/dev/null >"$thp" || echo "check: could not put back transparent_hugepage/enabled ($was)" >&2' EXIT
-	# A stage that catches ^C exits normally and the next would start:
-	# stop here, so that the EXIT trap puts the setting back.
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 	note "transparent_hugepage/enabled: always for this run (was $was; CHECK_THP=keep leaves it)"
 fi
 res=$BUILD/results
