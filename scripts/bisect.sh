@@ -14,10 +14,9 @@
 # (fixdep lists each header a file includes, and each CONFIG_ symbol it
 # tests) and nothing else; vmlinux is linked at every commit, so a commit
 # that uses what a later one adds fails to link. ccache (this script puts
-# Debian's /usr/lib/ccache first in PATH, its cache in build/ccache) makes a
-# recompile whose preprocessed source is unchanged a cache hit: after
-# cpufeatures.h gains two defines, only the files that use them compile
-# again.
+# Debian's /usr/lib/ccache first in PATH, its cache in build/ccache, depend
+# mode) hands back an object compiled before from the same command line,
+# source and headers: a rerun of the stage compiles next to nothing.
 #
 # At each commit any warning in its build log (compiler, objtool, modpost:
 # the base builds both configs without one) or a W=1 warning in a C file the
@@ -33,10 +32,17 @@
 # a failing commit's first error lines are printed under its result.
 . "$(dirname "$0")/lib.sh"
 # Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
-# cc that call it), the cache the workshop's own, build/ccache.
+# cc that call it), the cache the workshop's own, build/ccache, in its
+# depend mode: a compile is looked up by its command line, its source and
+# every header the compiler's own dependency file (kbuild's -Wp,-MMD) lists,
+# so a miss runs the compiler once; the default mode runs the preprocessor
+# too on every miss, 40-50 % more per compile here (docs/checks.md, What
+# ccache costs). A rerun hits; a commit that changes a header recompiles
+# what includes it. CCACHE_NODEPEND=1: ccache's default mode.
 if [ -d /usr/lib/ccache ]; then
 	PATH=/usr/lib/ccache:$PATH
 	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	[ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
 fi
 
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -72,12 +78,13 @@ build_at() {
 	w=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
 	[ -z "$w" ] || warn="$warn$w
 "
-	# W=1 on the C files the patch touches, compiled to assembly (foo.s):
-	# the same compiler warnings, and foo.o and its .cmd record stay the
-	# normal build's (a W=1 foo.o would be compiled again at the next
-	# commit, its command line having changed).
+	# W=1 on the C files the patch touches, compiled to assembly (foo.s),
+	# all in one make: the same compiler warnings, and foo.o and its .cmd
+	# record stay the normal build's (a W=1 foo.o would be compiled again
+	# at the next commit, its command line having changed).
 	files=$(git -C "$SRC" diff-tree --no-commit-id --name-only --diff-filter=d -r "$c" |
 		grep -vE '^(tools|Documentation|scripts|samples|usr)/' | grep -E '\.c$' || true)
+	local asm=""
 	for f in $files; do
 		# Newer than the file, which the checkout wrote: compiled now.
 		if [ ! "$OBJ/${f%.c}.o" -nt "$SRC/$f" ]; then
@@ -85,10 +92,13 @@ build_at() {
 "
 			continue
 		fi
-		w=$(kmake -s W=1 "${f%.c}.s" 2>&1 | tee -a "$blog" | grep -E 'warning:|error:' || true)
-		[ -z "$w" ] || warn="$warn$w
-"
+		asm="$asm ${f%.c}.s"
 	done
+	[ -n "$asm" ] || return 0
+	# shellcheck disable=SC2086
+	w=$(kmake -s -k W=1 $asm 2>&1 | tee -a "$blog" | grep -E 'warning:|error:' || true)
+	[ -z "$w" ] || warn="$warn$w
+"
 }
 
 # Perf and the mm selftests, where the commit ($1) touches them. Adds to
