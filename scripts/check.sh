@@ -17,9 +17,16 @@ trap 'exit 143' TERM
 # machine's setting).
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
+setthp=0 prebuild=""
+cleanup() {
+	[ -z "$prebuild" ] || kill -TERM -- "-$prebuild" 2>/dev/null || true
+	[ $setthp = 0 ] || echo "$was" 2>/dev/null >"$thp" ||
+		echo "check: could not put back transparent_hugepage/enabled ($was)" >&2
+}
+trap cleanup EXIT
 if [ "${CHECK_THP:-always}" = always ] && [ -n "$was" ] && [ "$was" != always ] &&
 	echo always 2>/dev/null >"$thp"; then
-	trap 'echo "$was" 2>/dev/null >"$thp" || echo "check: could not put back transparent_hugepage/enabled ($was)" >&2' EXIT
+	setthp=1
 	note "transparent_hugepage/enabled: always for this run (was $was; CHECK_THP=keep leaves it)"
 fi
 res=$BUILD/results
@@ -32,9 +39,26 @@ mkdir -p "$res"
 default="checkpatch series-size bisect build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 [ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 stages=${CHECK_STAGES:-$default}
+# The debug stage's kernel (KASAN and lockdep: the longest build after the
+# bisect's) is built in the background at nice 19 from the mmtests stage
+# on, in the cores that it and the stages after it leave idle (a third
+# to a half: docs/checks.md, Time); the debug stage waits for that build,
+# then runs as it would alone (its make finds the kernel built, or builds
+# what is left, and fails if it does not build). CHECK_PREBUILD=0: not.
 for s in $stages; do
+	if [ "$s" = mmtests ] && [ "${CHECK_PREBUILD:-1}" = 1 ] && [[ " $stages " = *" debug "* ]]; then
+		# its own session, so that cleanup stops the whole build
+		setsid nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
+		prebuild=$!
+		note "the debug kernel builds in the background (nice 19) from here on (log: build/logs/debug-prebuild.log)"
+	fi
 	echo "=== $s" >&2
 	t0=$(date +%s)
+	if [ "$s" = debug ] && [ -n "$prebuild" ]; then
+		wait "$prebuild" || true
+		prebuild=""
+		note "the background build of the debug kernel ended after $(( $(date +%s) - t0 ))s of this stage"
+	fi
 	args=""
 	[ "$s" = selftests ] && args=run
 	[ "$s" = perf ] && args=check
