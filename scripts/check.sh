@@ -41,8 +41,8 @@ default="checkpatch series-size bisect build matrix harness perf selftests packa
 stages=${CHECK_STAGES:-$default}
 # The debug stage's kernel (KASAN and lockdep: the longest build after the
 # bisect's) is built in the background at nice 19 from the mmtests stage
-# on, in the cores that it and the stages after it leave idle (a third
-# to a half: docs/checks.md, Time); the debug stage waits for that build,
+# on, in the cores that it and the stages after it leave idle (a fifth
+# to nearly half: docs/checks.md, Time); the debug stage waits for that build,
 # then runs as it would alone (its make finds the kernel built, or builds
 # what is left, and fails if it does not build). CHECK_PREBUILD=0: not.
 for s in $stages; do
