@@ -36,8 +36,8 @@
 # depend mode: a compile is looked up by its command line, its source and
 # every header the compiler's own dependency file (kbuild's -Wp,-MMD) lists,
 # so a miss runs the compiler once; the default mode runs the preprocessor
-# too on every miss, 40-50 % more per compile here (docs/checks.md, What
-# ccache costs). A rerun hits; a commit that changes a header recompiles
+# too on every miss, 15-46 % more per compiled file here (docs/checks.md,
+# What ccache costs). A rerun hits; a commit that changes a header recompiles
 # what includes it. CCACHE_NODEPEND=1: ccache's default mode.
 if [ -d /usr/lib/ccache ]; then
 	PATH=/usr/lib/ccache:$PATH
@@ -95,8 +95,12 @@ build_at() {
 		asm="$asm ${f%.c}.s"
 	done
 	[ -n "$asm" ] || return 0
+	local out
 	# shellcheck disable=SC2086
-	w=$(kmake -s -k W=1 $asm 2>&1 | tee -a "$blog" | grep -E 'warning:|error:' || true)
+	out=$(kmake -s -k W=1 $asm 2>&1) || out="$out
+W=1 make of$asm failed (exit $?)"
+	printf '%s\n' "$out" >>"$blog"
+	w=$(grep -E 'warning:|error:|\*\*\*|W=1 make of' <<<"$out" || true)
 	[ -z "$w" ] || warn="$warn$w
 "
 }

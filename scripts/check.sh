@@ -41,23 +41,30 @@ default="checkpatch series-size bisect build matrix harness perf selftests packa
 stages=${CHECK_STAGES:-$default}
 # The debug stage's kernel (KASAN and lockdep: the longest build after the
 # bisect's) is built in the background at nice 19 from the mmtests stage
-# on, in the cores that it and the stages after it leave idle (a fifth
-# to nearly half: docs/checks.md, Time); the debug stage waits for that build,
-# then runs as it would alone (its make finds the kernel built, or builds
-# what is left, and fails if it does not build). CHECK_PREBUILD=0: not.
+# on, in the cores that it and the stages after it leave idle (a fifth to
+# nearly half: docs/checks.md, Time), when the run ends with those stages
+# in their usual order (none of them writes a file of the tree that the
+# kernel build reads); the debug stage waits for that build, then runs as
+# it would alone (its make finds the kernel built, or builds what is left,
+# and fails if it does not build). CHECK_PREBUILD=0: not. The build gets a
+# process group of its own (set -m), which cleanup stops, in the same
+# session (a new session would be a new scheduler autogroup, where nice 19
+# weighs as much as the stages).
 for s in $stages; do
-	if [ "$s" = mmtests ] && [ "${CHECK_PREBUILD:-1}" = 1 ] && [[ " $stages " = *" debug "* ]]; then
-		# its own session, so that cleanup stops the whole build
-		setsid nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
+	if [ "$s" = mmtests ] && [ "${CHECK_PREBUILD:-1}" = 1 ] &&
+		[[ " $stages " = *" mmtests sparse builds htmldocs debug " ]]; then
+		set -m
+		nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
 		prebuild=$!
+		set +m
 		note "the debug kernel builds in the background (nice 19) from here on (log: build/logs/debug-prebuild.log)"
 	fi
 	echo "=== $s" >&2
 	t0=$(date +%s)
 	if [ "$s" = debug ] && [ -n "$prebuild" ]; then
-		wait "$prebuild" || true
+		r=0; wait "$prebuild" || r=$?
 		prebuild=""
-		note "the background build of the debug kernel ended after $(( $(date +%s) - t0 ))s of this stage"
+		note "the background build of the debug kernel ended (exit $r) $(( $(date +%s) - t0 ))s into this stage"
 	fi
 	args=""
 	[ "$s" = selftests ] && args=run

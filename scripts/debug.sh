@@ -40,9 +40,10 @@ mkdir -p "$res" "$BUILD/logs"
 pass=0 fail=0 n=0
 
 dobj=$BUILD/debug-obj
+# One make at a time in build/debug-obj (make check's background build).
 dbuild() {
 	OBJ=$dobj FRAGMENTS="$TOP/config/nt.config $TOP/config/debug.config" \
-		"$TOP/scripts/build.sh" 2>"$BUILD/logs/debug-${1:-build}.log"
+		flock "$BUILD/.debug-obj.lock" "$TOP/scripts/build.sh" 2>"$BUILD/logs/debug-${1:-build}.log"
 }
 [ "${1:-}" = build ] && { dbuild prebuild; exit; }
 
