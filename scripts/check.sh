@@ -4,8 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 
 start=$(date +%s)
-# ^C or SIGTERM ends the run: a stage that catches them itself (boot.sh,
-# bench.sh) exits normally, and the next stage would start.
+# ^C, SIGTERM or a hangup ends the run: a stage that catches them itself
+# (boot.sh, bench.sh) exits normally, and the next stage would start.
+trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # Transparent huge pages "always" for the run, then back as they were
@@ -51,7 +52,7 @@ stages=${CHECK_STAGES:-$default}
 # session (a new session would be a new scheduler autogroup, where nice 19
 # weighs as much as the stages).
 for s in $stages; do
-	if [ "$s" = mmtests ] && [ "${CHECK_PREBUILD:-1}" = 1 ] &&
+	if [ "$s" = mmtests ] && [ -z "$prebuild" ] && [ "${CHECK_PREBUILD:-1}" = 1 ] &&
 		[[ " $stages " = *" mmtests sparse builds htmldocs debug " ]]; then
 		set -m
 		nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
