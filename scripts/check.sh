@@ -20,7 +20,10 @@ thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 setthp=0 prebuild=""
 cleanup() {
-	[ -z "$prebuild" ] || kill -TERM -- "-$prebuild" 2>/dev/null || true
+	if [ -n "$prebuild" ] && [ "$prebuild" != go ]; then
+		kill -TERM -- "-$prebuild" 2>/dev/null || true
+		kill -CONT -- "-$prebuild" 2>/dev/null || true
+	fi
 	[ $setthp = 0 ] || echo "$was" 2>/dev/null >"$thp" ||
 		echo "check: could not put back transparent_hugepage/enabled ($was)" >&2
 }
@@ -41,28 +44,43 @@ default="checkpatch series-size bisect build matrix harness perf selftests packa
 [ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 stages=${CHECK_STAGES:-$default}
 # The debug stage's kernel (KASAN and lockdep: the longest build after the
-# bisect's) is built in the background at nice 19 from the mmtests stage
-# on, in the cores that it and the stages after it leave idle (a fifth to
-# nearly half: docs/checks.md, Time), when the run ends with those stages
-# in their usual order (none of them writes a file of the tree that the
-# kernel build reads); the debug stage waits for that build, then runs as
-# it would alone (its make finds the kernel built, or builds what is left,
-# and fails if it does not build). CHECK_PREBUILD=0: not. The build gets a
-# process group of its own (set -m), which cleanup stops, in the same
-# session (a new session would be a new scheduler autogroup, where nice 19
-# weighs as much as the stages).
+# bisect's) is built in the background at nice 19 from the first stage on,
+# in the cores that the stages leave idle (9 % of the bisect's, a fifth to
+# nearly half of some later stages': docs/checks.md, Time), when the debug
+# stage is in the run and every stage before it is one of the default
+# stages (none of them writes a file of the realised tree, which the build
+# reads: the bisect checks its commits out in a worktree of its own). It is
+# stopped (SIGSTOP) during the stages that check timing-dependent results
+# or reserve the host's huge pages (harness, perf, selftests, package,
+# analysis). The debug stage waits for that build, then runs as it would
+# alone (its make finds the kernel built, or builds what is left, and fails
+# if it does not build). CHECK_PREBUILD=0: not. The build gets a process
+# group of its own (set -m), which cleanup stops, in the same session (a
+# new session would be a new scheduler autogroup, where nice 19 weighs as
+# much as the stages).
+quiet="harness perf selftests package analysis"
+if [ "${CHECK_PREBUILD:-1}" = 1 ] && [[ " $stages " = *" debug "* ]]; then
+	prebuild=go
+	for s in ${stages%%debug*}; do
+		[[ " $default " = *" $s "* ]] || prebuild=""
+	done
+fi
 for s in $stages; do
-	if [ "$s" = mmtests ] && [ -z "$prebuild" ] && [ "${CHECK_PREBUILD:-1}" = 1 ] &&
-		[[ " $stages " = *" mmtests sparse builds htmldocs debug " ]]; then
+	if [ "$prebuild" = go ]; then
 		set -m
 		nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
 		prebuild=$!
 		set +m
 		note "the debug kernel builds in the background (nice 19) from here on (log: build/logs/debug-prebuild.log)"
 	fi
+	if [ -n "$prebuild" ] && [ "$s" != debug ]; then
+		if [[ " $quiet " = *" $s "* ]]; then sig=STOP; else sig=CONT; fi
+		kill -"$sig" -- "-$prebuild" 2>/dev/null || true
+	fi
 	echo "=== $s" >&2
 	t0=$(date +%s)
 	if [ "$s" = debug ] && [ -n "$prebuild" ]; then
+		kill -CONT -- "-$prebuild" 2>/dev/null || true
 		r=0; wait "$prebuild" || r=$?
 		prebuild=""
 		note "the background build of the debug kernel ended (exit $r) $(( $(date +%s) - t0 ))s into this stage"

@@ -63,6 +63,23 @@ unexported_commits() {
 	done
 }
 
+# worktree_at <repo> <commit> <dir>: <commit> (named as in <repo>: HEAD is
+# <repo>'s) checked out, detached, in <dir>, a worktree of <repo>; made
+# anew where <dir> is not one of its worktrees (the first time, or after
+# <repo> was realised anew).
+worktree_at() {
+	local common c
+	c=$(git -C "$1" rev-parse --verify "$2^{commit}") || return 1
+	common=$(git -C "$3" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+	if [ -n "$common" ] && [ "$common" = "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)" ]; then
+		git -C "$3" checkout -q -f --detach "$c"
+	else
+		rm -rf "$3"
+		git -C "$1" worktree prune
+		git -C "$1" worktree add -q -f --detach "$3" "$c"
+	fi
+}
+
 tree_dirty() {
 	git -C "$SRC" status --porcelain --untracked-files=no
 }
