@@ -8,9 +8,11 @@
 # to the last (vmlinux does not link: undefined nt_broken), and pass patch
 # 1 and the last. The branch is the realised tree's; the kernel build
 # folders of the stage are not touched (bisect-broken-obj/small has the
-# bisect config's commits, checked out in the worktree bisect-broken-obj/src,
-# bisect-broken-obj/head the last one's main config; perf and the selftests
-# build in their usual folders), and the tree
+# bisect config's commits, bisect-broken-obj/head the last one's main
+# config; perf and the selftests build in the bisect's folders), its
+# commits are checked out in the stage's own worktree (build/bisect-src:
+# the same source paths, so ccache finds the compiles of a run before; the
+# next bisect checks its own commits out again), and the tree
 # is back on its branch at the end (kbuild rebuilds there what the
 # checkouts changed). The branch and the build folder are removed at the
 # end (the log stays in build/logs/bisect-broken.log).
@@ -26,9 +28,8 @@ log=$BUILD/logs/bisect-broken.log
 mkdir -p "$BUILD/logs"
 cleanup() {
 	git -C "$SRC" checkout -q -f "$branch"
-	rm -rf "$bobj"
-	git -C "$SRC" worktree prune
 	git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
+	rm -rf "$bobj"
 }
 git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
 rm -rf "$bobj"
@@ -69,7 +70,7 @@ g commit -q -a -m "broken: define nt_broken()"
 
 counts=$BUILD/results/bisect.counts
 [ -f "$counts" ] && cp "$counts" "$counts.keep"
-OBJ=$bobj/head BISECT_OBJ=$bobj/small BISECT_SRC=$bobj/src BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+OBJ=$bobj/head BISECT_OBJ=$bobj/small BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
 if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
 cat "$log"
 # Expected: patch 1 and the last commit pass, every commit between that

@@ -25,7 +25,9 @@
 # the bisect config does not compile (no object newer than the file). A
 # commit that touches only tools/ or Documentation/ changes nothing in the
 # kernel build: a patch to tools/perf
-# builds perf (build/perf, with -Werror, its default), one to the mm
+# builds perf (build/bisect-perf, with -Werror, its default; not the perf
+# stage's build/perf, which builds the realised tree: perf's make would
+# rebuild everything at each change of source tree), one to the mm
 # selftests builds them (kselftest build), one to Documentation/ is checked
 # by checkpatch.
 #
@@ -48,6 +50,8 @@ fi
 
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 [ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (HEAD is built from it)"
+git -C "$SRC" symbolic-ref -q HEAD >/dev/null ||
+	note "$SRC is at a detached commit, not on its branch: the bisect ends at that commit"
 pass=0 fail=0
 # BISECT_BASE=<commit>: only the patches after it (default: the whole series).
 from=${BISECT_BASE:-base}
@@ -112,8 +116,8 @@ tools_at() {
 	# Patches to perf: perf must build too (with -Werror, its default).
 	if grep -qE '^tools/(perf|arch/x86/lib)/' <<<"$touched"; then
 		what="$what, perf"
-		mkdir -p "$BUILD/perf"
-		perf_make "$wt" "$BUILD/perf" >"$BUILD/logs/bisect-perf.log" 2>&1 ||
+		mkdir -p "$BUILD/bisect-perf"
+		perf_make "$wt" "$BUILD/bisect-perf" >"$BUILD/logs/bisect-perf.log" 2>&1 ||
 			warn="$warn perf build failed: $(tail -5 "$BUILD/logs/bisect-perf.log")"
 	fi
 	# Patches to the mm selftests: they must build (kselftest build).

@@ -65,19 +65,25 @@ unexported_commits() {
 
 # worktree_at <repo> <commit> <dir>: <commit> (named as in <repo>: HEAD is
 # <repo>'s) checked out, detached, in <dir>, a worktree of <repo>; made
-# anew where <dir> is not one of its worktrees (the first time, or after
-# <repo> was realised anew).
+# anew where <dir> is empty, missing or a worktree no longer of <repo> (a
+# .git file: <repo> was realised anew); any other <dir> is left alone, an
+# error.
 worktree_at() {
-	local common c
+	local common c dir
+	dir=$(realpath -m "$3")
 	c=$(git -C "$1" rev-parse --verify "$2^{commit}") || return 1
-	common=$(git -C "$3" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+	common=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
 	if [ -n "$common" ] && [ "$common" = "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)" ]; then
-		git -C "$3" checkout -q -f --detach "$c"
-	else
-		rm -rf "$3"
-		git -C "$1" worktree prune
-		git -C "$1" worktree add -q -f --detach "$3" "$c"
+		git -C "$dir" checkout -q -f --detach "$c"
+		return
 	fi
+	if [ -e "$dir" ] && [ ! -f "$dir/.git" ] && [ -n "$(ls -A "$dir")" ]; then
+		echo "error: $dir is not a worktree of $1: move it away" >&2
+		return 1
+	fi
+	rm -rf "$dir"
+	git -C "$1" worktree prune
+	git -C "$1" worktree add -q -f --detach "$dir" "$c"
 }
 
 tree_dirty() {
