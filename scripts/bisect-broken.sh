@@ -9,10 +9,7 @@
 # 1 and the last. The branch is the realised tree's; the kernel build
 # folders of the stage are not touched (bisect-broken-obj/small has the
 # bisect config's commits, bisect-broken-obj/head the last one's main
-# config; perf and the selftests build in the bisect's folders), its
-# commits are checked out in the stage's own worktree (build/bisect-src:
-# the same source paths, so ccache finds the compiles of a run before; the
-# next bisect checks its own commits out again), and the tree
+# config; perf and the selftests build in their usual folders), and the tree
 # is back on its branch at the end (kbuild rebuilds there what the
 # checkouts changed). The branch and the build folder are removed at the
 # end (the log stays in build/logs/bisect-broken.log).

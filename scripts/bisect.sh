@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Build the tree after each patch of the series in turn (bisectability), with
 # kbuild's own incremental build: each commit from the first patch to HEAD is
-# checked out in a worktree of the realised tree's own (build/bisect-src;
-# the realised tree, build/linux, stays on its branch, so that other builds
-# can read it meanwhile) and built, as the kernel's build robots bisect.
-# Every commit before HEAD is built to vmlinux in its own folder
-# (build/bisect-obj) with the bisect config (config/bisect.config: a small
-# kernel that compiles every kernel C file the series touches, about half
-# the main config's objects); HEAD is built to vmlinux there too, and to
-# bzImage with the main config in the main build folder (build/obj, from
-# the realised tree), which leaves the build stage after it nothing to do.
+# checked out in the realised tree (build/linux; back to its branch at the
+# end) and built, as the kernel's build robots bisect. Every commit before
+# HEAD is built to vmlinux in its own folder (build/bisect-obj) with the
+# bisect config (config/bisect.config: a small kernel that compiles every
+# kernel C file the series touches, about half the main config's objects);
+# HEAD is built to vmlinux there too, and to bzImage with the main config
+# in the main build folder (build/obj), which leaves the build stage after
+# it nothing to do.
 # git writes every file a checkout changes with the time of now, so make
 # rebuilds every target that kbuild's .cmd records say depends on one
 # (fixdep lists each header a file includes, and each CONFIG_ symbol it
@@ -25,9 +24,7 @@
 # the bisect config does not compile (no object newer than the file). A
 # commit that touches only tools/ or Documentation/ changes nothing in the
 # kernel build: a patch to tools/perf
-# builds perf (build/bisect-perf, with -Werror, its default; not the perf
-# stage's build/perf, which builds the realised tree: perf's make would
-# rebuild everything at each change of source tree), one to the mm
+# builds perf (build/perf, with -Werror, its default), one to the mm
 # selftests builds them (kselftest build), one to Documentation/ is checked
 # by checkpatch.
 #
@@ -49,9 +46,10 @@ if [ -d /usr/lib/ccache ]; then
 fi
 
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
-[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (HEAD is built from it)"
-git -C "$SRC" symbolic-ref -q HEAD >/dev/null ||
-	note "$SRC is at a detached commit, not on its branch: the bisect ends at that commit"
+[ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
+branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) ||
+	die "$SRC is not on a branch (a bisect stopped half-way?): git -C $SRC checkout master"
+trap 'git -C "$SRC" checkout -q "$branch"' EXIT
 pass=0 fail=0
 # BISECT_BASE=<commit>: only the patches after it (default: the whole series).
 from=${BISECT_BASE:-base}
@@ -62,20 +60,19 @@ commits=$(git -C "$SRC" rev-list --reverse "$from..HEAD")
 [ -n "$commits" ] || die "no patches after $from"
 # BISECT_LOGS: where the per-commit logs go (bisect-broken: its own folder).
 logs=${BISECT_LOGS:-$BUILD/logs/bisect}
-# BISECT_OBJ: the folder of the commits before HEAD, BISECT_SRC: their
-# worktree (bisect-broken: its own).
-head_obj=$OBJ small_obj=${BISECT_OBJ:-$BUILD/bisect-obj} wt=${BISECT_SRC:-$BUILD/bisect-src}
+# BISECT_OBJ: the folder of the commits before HEAD (bisect-broken: its own).
+head_obj=$OBJ small_obj=${BISECT_OBJ:-$BUILD/bisect-obj}
 rm -rf "$logs"
 mkdir -p "$logs" "$head_obj" "$small_obj"
 
-# Build commit $1 (number $2), checked out in tree $7, to target $3 in
-# folder $4 with config fragment $5; $6 = 1: each kernel C file the commit
-# touches must be compiled there. Sets built, adds to warn, appends to blog.
+# Build the commit checked out ($1, number $2) to target $3 in folder $4
+# with config fragment $5; $6 = 1: each kernel C file the commit touches
+# must be compiled there. Sets built, adds to warn, appends to blog.
 build_at() {
 	local c=$1 target=$3 files f w
-	local OBJ=$4 SRC=$7
+	local OBJ=$4
 	blog=$logs/$2-$(git -C "$SRC" rev-parse --short "$c").log
-	SRC=$SRC OBJ=$OBJ FRAGMENTS=$5 TARGET=$target "$TOP/scripts/build.sh" >>"$blog" 2>&1 || built=0
+	OBJ=$OBJ FRAGMENTS=$5 TARGET=$target "$TOP/scripts/build.sh" >>"$blog" 2>&1 || built=0
 	[ -f "$OBJ/build.log" ] && cat "$OBJ/build.log" >>"$blog"
 	[ $built = 1 ] || return 0
 	w=$(grep -iE 'warning:|objtool:' "$OBJ/build.log" || true)
@@ -108,22 +105,22 @@ W=1 make of$asm failed (exit $?)"
 "
 }
 
-# Perf and the mm selftests, where the commit ($1, checked out in the
-# worktree) touches them. Adds to what and warn.
+# Perf and the mm selftests, where the commit ($1) touches them. Adds to
+# what and warn.
 tools_at() {
 	local touched
 	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$1")
 	# Patches to perf: perf must build too (with -Werror, its default).
 	if grep -qE '^tools/(perf|arch/x86/lib)/' <<<"$touched"; then
 		what="$what, perf"
-		mkdir -p "$BUILD/bisect-perf"
-		perf_make "$wt" "$BUILD/bisect-perf" >"$BUILD/logs/bisect-perf.log" 2>&1 ||
+		mkdir -p "$BUILD/perf"
+		perf_make "$SRC" "$BUILD/perf" >"$BUILD/logs/bisect-perf.log" 2>&1 ||
 			warn="$warn perf build failed: $(tail -5 "$BUILD/logs/bisect-perf.log")"
 	fi
 	# Patches to the mm selftests: they must build (kselftest build).
 	if grep -q '^tools/testing/selftests/mm/' <<<"$touched"; then
 		what="$what, selftests/mm"
-		SRC=$wt OUT_DIR=$BUILD/bisect-selftests "$TOP/scripts/selftests.sh" >"$BUILD/logs/bisect-selftests.log" 2>&1 ||
+		OUT_DIR=$BUILD/bisect-selftests "$TOP/scripts/selftests.sh" >"$BUILD/logs/bisect-selftests.log" 2>&1 ||
 			warn="$warn selftests build failed: $(tail -5 "$BUILD/logs/bisect-selftests.log")"
 	fi
 }
@@ -149,15 +146,19 @@ for c in $commits; do
 	i=$((i + 1))
 	t0=$(date +%s)
 	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
-	worktree_at "$SRC" "$c" "$wt"
+	if [ "$c" = "$head" ]; then
+		git -C "$SRC" checkout -q "$branch"
+	else
+		git -C "$SRC" checkout -q --detach "$c"
+	fi
 	touched=$(git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c")
 	warn="" built=1 what=vmlinux blog=""
 	if [ "$c" = "$head" ]; then
 		what="vmlinux (bisect config), bzImage"
-		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1 "$wt"
-		[ $built = 0 ] || build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config" 0 "$SRC"
+		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
+		[ $built = 0 ] || build_at "$c" $i bzImage "$head_obj" "$TOP/config/nt.config" 0
 	elif grep -qvE '^(tools|Documentation)/' <<<"$touched"; then
-		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1 "$wt"
+		build_at "$c" $i vmlinux "$small_obj" "$TOP/config/bisect.config" 1
 	else
 		what="nothing in the kernel"
 	fi

@@ -19,19 +19,17 @@ trap 'exit 143' TERM
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 setthp=0 prebuild=""
-# pbkill SIG: the background build's process group gets SIG, while the
-# build runs (a stopped one too: with job control off the shell does not
-# see the stop); once it has ended, its number may be another group's.
+# pbkill SIG: the background build's process group (below) gets SIG while
+# the build runs; once it has ended, its number may be another group's.
 pbkill() {
 	local running
-	[ -n "$prebuild" ] && [ "$prebuild" != go ] || return 0
+	[ -n "$prebuild" ] || return 0
 	running=$(jobs -rp)
 	[[ $'\n'$running$'\n' = *$'\n'$prebuild$'\n'* ]] || return 0
 	kill -"$1" -- "-$prebuild" 2>/dev/null || true
 }
 cleanup() {
 	pbkill TERM
-	pbkill CONT	# a stopped group gets the TERM once it runs
 	[ $setthp = 0 ] || echo "$was" 2>/dev/null >"$thp" ||
 		echo "check: could not put back transparent_hugepage/enabled ($was)" >&2
 }
@@ -52,45 +50,28 @@ default="checkpatch series-size bisect build matrix harness perf selftests packa
 [ "${BISECT:-1}" = 0 ] && default="checkpatch series-size build matrix harness perf selftests package analysis mmtests sparse builds htmldocs debug"
 stages=${CHECK_STAGES:-$default}
 # The debug stage's kernel (KASAN and lockdep: the longest build after the
-# bisect's) is built in the background at nice 19 from the first stage on,
-# in the cores that the stages leave idle (9 % of the bisect's, a fifth to
-# nearly half of some later stages': docs/checks.md, Time), when the debug
-# stage is in the run and every stage before it is one of the default
-# stages (none of them writes a file of the realised tree, which the build
-# reads: the bisect checks its commits out in a worktree of its own). It is
-# stopped (SIGSTOP) during the stages whose checks depend on timing (the
-# harness's stale-read controls) or that reserve the host's huge pages
-# (harness, perf, selftests, package, analysis), so that it takes no CPU
-# and allocates nothing new then (what it holds, it keeps). The debug
-# stage waits for that build, then runs as it would alone (its make finds
-# the kernel built, or builds what is left, and fails if it does not
-# build). CHECK_PREBUILD=0: not. The build gets a process group of its own
-# (set -m), which cleanup ends, in the same session (a new session would
-# be a new scheduler autogroup, where nice 19 weighs as much as the
-# stages).
-quiet="harness perf selftests package analysis"
-before=${stages%%debug*}
-if [ "${CHECK_PREBUILD:-1}" = 1 ] && [[ " $stages " = *" debug "* ]] && [ -n "${before// /}" ]; then
-	prebuild=go
-	for s in $before; do
-		[[ " $default " = *" $s "* ]] || prebuild=""
-	done
-fi
+# bisect's) is built in the background at nice 19 from the mmtests stage
+# on, in the cores that it and the stages after it leave idle (a fifth to
+# nearly half: docs/checks.md, Time), when the run ends with those stages
+# in their usual order (none of them writes a file of the tree that the
+# kernel build reads); the debug stage waits for that build, then runs as
+# it would alone (its make finds the kernel built, or builds what is left,
+# and fails if it does not build). CHECK_PREBUILD=0: not. The build gets a
+# process group of its own (set -m), which cleanup stops, in the same
+# session (a new session would be a new scheduler autogroup, where nice 19
+# weighs as much as the stages).
 for s in $stages; do
-	if [ "$prebuild" = go ]; then
+	if [ "$s" = mmtests ] && [ -z "$prebuild" ] && [ "${CHECK_PREBUILD:-1}" = 1 ] &&
+		[[ " $stages " = *" mmtests sparse builds htmldocs debug " ]]; then
 		set -m
 		nice -n 19 "$TOP/scripts/debug.sh" build >/dev/null 2>&1 </dev/null &
 		prebuild=$!
 		set +m
 		note "the debug kernel builds in the background (nice 19) from here on (log: build/logs/debug-prebuild.log)"
 	fi
-	if [ "$s" != debug ]; then
-		if [[ " $quiet " = *" $s "* ]]; then pbkill STOP; else pbkill CONT; fi
-	fi
 	echo "=== $s" >&2
 	t0=$(date +%s)
 	if [ "$s" = debug ] && [ -n "$prebuild" ]; then
-		pbkill CONT
 		r=0; wait "$prebuild" || r=$?
 		prebuild=""
 		note "the background build of the debug kernel ended (exit $r) $(( $(date +%s) - t0 ))s into this stage"

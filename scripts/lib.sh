@@ -63,29 +63,6 @@ unexported_commits() {
 	done
 }
 
-# worktree_at <repo> <commit> <dir>: <commit> (named as in <repo>: HEAD is
-# <repo>'s) checked out, detached, in <dir>, a worktree of <repo>; made
-# anew where <dir> is empty, missing or a worktree no longer of <repo> (a
-# .git file: <repo> was realised anew); any other <dir> is left alone, an
-# error.
-worktree_at() {
-	local common c dir
-	dir=$(realpath -m "$3")
-	c=$(git -C "$1" rev-parse --verify "$2^{commit}") || return 1
-	common=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-	if [ -n "$common" ] && [ "$common" = "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)" ]; then
-		git -C "$dir" checkout -q -f --detach "$c"
-		return
-	fi
-	if [ -e "$dir" ] && [ ! -f "$dir/.git" ] && [ -n "$(ls -A "$dir")" ]; then
-		echo "error: $dir is not a worktree of $1: move it away" >&2
-		return 1
-	fi
-	rm -rf "$dir"
-	git -C "$1" worktree prune
-	git -C "$1" worktree add -q -f --detach "$dir" "$c"
-}
-
 tree_dirty() {
 	git -C "$SRC" status --porcelain --untracked-files=no
 }

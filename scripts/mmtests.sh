@@ -173,8 +173,18 @@ judge() {
 # ($HUGETLB_ROW, default Icelake-Server: pdpe1gb, 5-level paging; 8 GiB,
 # two 1 GiB pages reserved at boot) of kernels built from worktrees (config/
 # nt.config: the options a tree lacks are left out), out of tree: a rerun
-# rebuilds only what changed (worktree_at: lib.sh).
+# rebuilds only what changed.
 #
+# hworktree <repo> <commit> <dir>: a worktree of <repo> at <commit>
+hworktree() {
+	if [ -e "$3/.git" ]; then
+		git -C "$3" checkout -q --detach "$2"
+	else
+		rm -rf "$3"
+		git -C "$1" worktree prune
+		git -C "$1" worktree add -q --detach "$3" "$2"
+	fi
+}
 # hbuild <src> <obj> <label>: build <src> in <obj>
 hbuild() {
 	SRC=$1 OBJ=$2 "$TOP/scripts/build.sh" 2>"$logs/$3-build.log" ||
@@ -216,7 +226,7 @@ if [ "${HUGETLB_BROKEN:-0}" = 1 ]; then
 		want=base
 		[ $v = fix ] && want=$htop
 		wt=$BUILD/hugetlb-$v-src
-		worktree_at "$SRC" "$want" "$wt"
+		hworktree "$SRC" "$want" "$wt"
 		note "$v: $(git -C "$wt" log -1 --format='%h %s')"
 		hbuild "$wt" "$BUILD/hugetlb-$v-obj" "hugetlb-$v"
 		while read -r t g k rc; do
@@ -259,7 +269,7 @@ if [ "${HUGETLB_STABLE:-0}" = 1 ]; then
 		repo=$("$TOP/scripts/stable-tree.sh" "$ver") || die "linux-source-$ver: no tree"
 		for v in base fix; do
 			wt=$BUILD/stable/$ver/$v-src
-			worktree_at "$repo" "$v" "$wt"
+			hworktree "$repo" "$v" "$wt"
 			note "$ver $v: $(git -C "$wt" log -1 --format='%h %s')"
 			FRAGMENTS="$TOP/config/nt.config $TOP/config/stable.config" \
 				hbuild "$wt" "$BUILD/stable/$ver/$v-obj" "stable-$ver-$v"
