@@ -38,14 +38,7 @@
 # so a miss runs the compiler once; the default mode runs the preprocessor
 # too on every miss, 15-46 % more per compiled file here (docs/checks.md,
 # What ccache costs). A rerun hits; a commit that changes a header recompiles
-# what includes it. Except up to and including the first commit whose
-# kernel header hunks only add or remove #define lines (the cpufeatures.h
-# patch): those build in the default mode, whose lookup by the
-# preprocessed text finds every file that does not use the new macros
-# compiled at the commit before (about 120 s for that commit, against
-# about 280 s in depend mode, where it recompiles all that includes the
-# header). CCACHE_NODEPEND=1: ccache's default mode throughout.
-ccache_split=""
+# what includes it. CCACHE_NODEPEND=1: ccache's default mode.
 if [ -d /usr/lib/ccache ]; then
 	PATH=/usr/lib/ccache:$PATH
 	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -148,27 +141,10 @@ report() {	# $1 subject, $2 seconds
 }
 
 command -v ccache >/dev/null && ccache -z >/dev/null
-# The first commit whose kernel header hunks only add or remove #define
-# lines (ccache above).
-if [ -n "${CCACHE_DEPEND:-}" ]; then
-	for c in $commits; do
-		h=$(git -C "$SRC" diff-tree -p --no-commit-id -r "$c" -- '*.h' ':!tools/' |
-			grep -E '^[+-]' | grep -vE '^(\+\+\+|---) ' || true)
-		[ -n "$h" ] || continue
-		grep -qvE '^[+-][[:space:]]*(#[[:space:]]*define[[:space:]].*)?$' <<<"$h" && continue
-		ccache_split=$c
-		break
-	done
-	[ -z "$ccache_split" ] || unset CCACHE_DEPEND
-fi
 i=0
 for c in $commits; do
 	i=$((i + 1))
 	t0=$(date +%s)
-	if [ -n "$ccache_split" ] && [ -z "${CCACHE_DEPEND:-}" ] && [ "$(git -C "$SRC" rev-list --count "$ccache_split..$c")" -gt 0 ]; then
-		export CCACHE_DEPEND=1
-		echo "# ccache: depend mode from here on"
-	fi
 	subj=$(git -C "$SRC" log -1 --format='%h %s' "$c")
 	if [ "$c" = "$head" ]; then
 		git -C "$SRC" checkout -q "$branch"
