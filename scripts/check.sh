@@ -20,7 +20,8 @@ thp=/sys/kernel/mm/transparent_hugepage/enabled
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp" 2>/dev/null || true)
 setthp=0 prebuild=""
 # pbkill SIG: the background build's process group (below) gets SIG while
-# the build runs; once it has ended, its number may be another group's.
+# the build runs (its leader, debug.sh, waits for the rest, so it ends
+# last); once it has ended, its number may be another group's.
 pbkill() {
 	local running
 	[ -n "$prebuild" ] || return 0
@@ -57,7 +58,7 @@ stages=${CHECK_STAGES:-$default}
 # kernel build reads); the debug stage waits for that build, then runs as
 # it would alone (its make finds the kernel built, or builds what is left,
 # and fails if it does not build). CHECK_PREBUILD=0: not. The build gets a
-# process group of its own (set -m), which cleanup stops, in the same
+# process group of its own (set -m), which cleanup ends, in the same
 # session (a new session would be a new scheduler autogroup, where nice 19
 # weighs as much as the stages).
 for s in $stages; do

@@ -4,8 +4,9 @@
 #
 # Each file is checked at HEAD in the main build folder, and, where the base
 # has it, the base's version of it too, as a sibling file (<name>__ntbase.c,
-# removed afterwards) built with the same flags; warnings are compared
-# without their line and column numbers. A file new in the series must have
+# removed afterwards) built with the same flags where HEAD's version has
+# warnings; HEAD's objects in one make, then the base's in one (one kbuild
+# walk each); warnings are compared without their line and column numbers. A file new in the series must have
 # none. Debian 12's sparse (0.6.4) is older than this kernel accepts
 # (scripts/checker-valid.sh: __typeof_unqual__), so sparse is built from
 # Debian's own newer source package (sid, $SPARSE_VERSION) into build/sparse.
@@ -42,15 +43,25 @@ get_sparse() {
 		{ echo "error: $sp does not pass the kernel's scripts/checker-valid.sh" >&2; return 1; }
 }
 
-# The warnings of one object, C=2 and W=1, as "<kind>: <message>" lines:
-# file, line and column dropped, the __ntbase suffix too.
-warnings() { # warnings <object>
-	# One job: arch/x86/lib builds an object asked for by name twice (once
-	# for lib.a, once as a target), and two jobs at once race on its .d.
-	JOBS=1 kmake -s C=2 CHECK="$sp" W=1 "$1" 2>&1 | tee -a "$log" |
-		sed -n 's/^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\): /\1: /p' |
-		sed 's/__ntbase//g' | sort
+# The warnings of the objects named, C=2 and W=1, all in one make (one
+# kbuild walk: about 4 s each on the workshop's VM), as "<object>TAB<kind>:
+# <message>" lines, file, line and column dropped: a line belongs to the
+# object whose "CC" or "CHECK" line came last (one job, so objects in turn;
+# one job too because arch/x86/lib builds an object asked for by name twice,
+# once for lib.a, once as a target, and two jobs race on its .d). Fails if
+# the make fails.
+warnings_of() { # warnings_of <object>...
+	JOBS=1 kmake C=2 CHECK="$sp" W=1 "$@" 2>&1 | tee -a "$log" |
+		awk '/^  CC +[^ ]+\.o$/ { o = $2; sub(/\.o$/, "", o); next }
+		/^  CHECK +[^ ]+\.c$/ { o = $2; sub(/\.c$/, "", o); next }
+		match($0, /^[^ ]*:[0-9]*:[0-9]*: (warning|error): /) {
+			k = substr($0, 1, RLENGTH); sub(/: $/, "", k); sub(/.*: /, "", k)
+			print o "\t" k ": " substr($0, RLENGTH + 1)
+		}'
 }
+# of <lines> <object>: that object's warnings (the __ntbase suffix dropped),
+# sorted
+of() { awk -F'\t' -v o="$2" '$1 == o { print $2 }' <<<"$1" | sed 's/__ntbase//g' | sort; }
 
 pass=0 fail=0 skip=0 n=0
 if ! get_sparse; then
@@ -58,31 +69,68 @@ if ! get_sparse; then
 	die "no usable sparse"
 fi
 files=${SPARSE_FILES:-$(git -C "$SRC" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)}
+built=""
+for f in $files; do
+	[ -f "$OBJ/${f%.c}.o" ] && built="$built $f"
+done
+# HEAD's objects in one make; if it fails, each alone (which one failed).
+heads="" hfailed=""
+if [ -n "$built" ]; then
+	# shellcheck disable=SC2046 # a list of objects
+	heads=$(warnings_of $(for f in $built; do echo "${f%.c}.o"; done)) || {
+		heads=""
+		for f in $built; do
+			w=$(warnings_of "${f%.c}.o") || { hfailed="$hfailed $f"; continue; }
+			heads="$heads$w
+"
+		done
+	}
+fi
+# The base's version of each file that has one and warnings at HEAD, as a
+# sibling file (<name>__ntbase.c), all in one make; if it fails, each alone.
+based="" bases="" bfailed=""
+for f in $built; do
+	[[ " $hfailed " = *" $f "* ]] && continue
+	[ -n "$(of "$heads" "${f%.c}")" ] && git -C "$SRC" cat-file -e "base:$f" 2>/dev/null &&
+		based="$based $f"
+done
+if [ -n "$based" ]; then
+	trap 'for f in $based; do rm -f "$SRC/${f%.c}__ntbase.c"; done' EXIT
+	for f in $based; do git -C "$SRC" show "base:$f" >"$SRC/${f%.c}__ntbase.c"; done
+	# shellcheck disable=SC2046
+	bases=$(warnings_of $(for f in $based; do echo "${f%.c}__ntbase.o"; done)) || {
+		bases=""
+		for f in $based; do
+			w=$(warnings_of "${f%.c}__ntbase.o") || { bfailed="$bfailed $f"; continue; }
+			bases="$bases$w
+"
+		done
+	}
+	for f in $based; do
+		b=${f%.c}__ntbase
+		rm -f "$SRC/$b.c" "$OBJ/$b.o" "$OBJ/$(dirname "$f")/.$(basename "$b").o.cmd"
+	done
+	trap - EXIT
+fi
 for f in $files; do
 	n=$((n + 1))
-	o=${f%.c}.o
-	if [ ! -f "$OBJ/$o" ]; then
+	if [[ " $built " != *" $f "* ]]; then
 		skip=$((skip + 1)); echo "ok $n $f # SKIP not built by the main configuration"
 		continue
 	fi
-	if ! head=$(warnings "$o"); then
+	if [[ " $hfailed " = *" $f "* ]]; then
 		fail=$((fail + 1)); echo "not ok $n $f (build failed, log: $log)"
 		continue
 	fi
+	if [[ " $bfailed " = *" $f "* ]]; then
+		fail=$((fail + 1)); echo "not ok $n $f (the base's version did not build, log: $log)"
+		continue
+	fi
+	head=$(of "$heads" "${f%.c}")
 	base="" what="new file"
 	git -C "$SRC" cat-file -e "base:$f" 2>/dev/null && what="none to compare with the base's"
-	# The base's version is built only where HEAD has warnings to compare.
-	if [ -n "$head" ] && git -C "$SRC" cat-file -e "base:$f" 2>/dev/null; then
-		b=${f%.c}__ntbase
-		trap 'rm -f "$SRC/$b.c"' EXIT
-		git -C "$SRC" show "base:$f" >"$SRC/$b.c"
-		base=$(warnings "$b.o") || what=failed
-		rm -f "$SRC/$b.c" "$OBJ/$b.o" "$OBJ/$(dirname "$f")/.$(basename "$b").o.cmd"
-		trap - EXIT
-		if [ "${what:-}" = failed ]; then
-			fail=$((fail + 1)); echo "not ok $n $f (the base's version did not build, log: $log)"
-			continue
-		fi
+	if [[ " $based " = *" $f "* ]]; then
+		base=$(of "$bases" "${f%.c}__ntbase")
 		what="$(grep -c . <<<"$base" || true) in the base"
 	fi
 	new=$(comm -23 <(echo "$head") <(echo "$base") | grep . || true)
