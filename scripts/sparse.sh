@@ -6,10 +6,11 @@
 # has it, the base's version of it too, as a sibling file (<name>__ntbase.c,
 # removed afterwards) built with the same flags where HEAD's version has
 # warnings; HEAD's objects in one make, then the base's in one (one kbuild
-# walk each); warnings are compared without their line and column numbers. A file new in the series must have
-# none. Debian 12's sparse (0.6.4) is older than this kernel accepts
-# (scripts/checker-valid.sh: __typeof_unqual__), so sparse is built from
-# Debian's own newer source package (sid, $SPARSE_VERSION) into build/sparse.
+# walk each); warnings are compared without their line and column numbers.
+# A file new in the series must have none. Debian 12's sparse (0.6.4) is
+# older than this kernel accepts (scripts/checker-valid.sh:
+# __typeof_unqual__), so sparse is built from Debian's own newer source
+# package (sid, $SPARSE_VERSION) into build/sparse.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -52,8 +53,8 @@ get_sparse() {
 # the make fails.
 warnings_of() { # warnings_of <object>...
 	JOBS=1 kmake C=2 CHECK="$sp" W=1 "$@" 2>&1 | tee -a "$log" |
-		awk '/^  CC +[^ ]+\.o$/ { o = $2; sub(/\.o$/, "", o); next }
-		/^  CHECK +[^ ]+\.c$/ { o = $2; sub(/\.c$/, "", o); next }
+		awk '/^  CC( \[M\])? +[^ ]+\.o$/ { o = $NF; sub(/\.o$/, "", o); next }
+		/^  CHECK +[^ ]+\.c$/ { o = $NF; sub(/\.c$/, "", o); next }
 		match($0, /^[^ ]*:[0-9]*:[0-9]*: (warning|error): /) {
 			k = substr($0, 1, RLENGTH); sub(/: $/, "", k); sub(/.*: /, "", k)
 			print o "\t" k ": " substr($0, RLENGTH + 1)
