@@ -74,18 +74,27 @@ built=""
 for f in $files; do
 	[ -f "$OBJ/${f%.c}.o" ] && built="$built $f"
 done
-# HEAD's objects in one make; if it fails, each alone (which one failed).
+# checked <suffix> <file>...: the warnings of the files' objects
+# (<name><suffix>.o) in one make, in $out; if that make fails, each object
+# alone, and the files whose object does not build in $failed.
+checked() {
+	local suffix=$1 f w
+	shift
+	out="" failed=""
+	# shellcheck disable=SC2046 # a list of objects
+	out=$(warnings_of $(for f; do echo "${f%.c}$suffix.o"; done)) && return 0
+	out=""
+	for f; do
+		w=$(warnings_of "${f%.c}$suffix.o") || { failed="$failed $f"; continue; }
+		out="$out$w
+"
+	done
+}
 heads="" hfailed=""
 if [ -n "$built" ]; then
-	# shellcheck disable=SC2046 # a list of objects
-	heads=$(warnings_of $(for f in $built; do echo "${f%.c}.o"; done)) || {
-		heads=""
-		for f in $built; do
-			w=$(warnings_of "${f%.c}.o") || { hfailed="$hfailed $f"; continue; }
-			heads="$heads$w
-"
-		done
-	}
+	# shellcheck disable=SC2086 # a list of files
+	checked "" $built
+	heads=$out hfailed=$failed
 fi
 # The base's version of each file that has one and warnings at HEAD, as a
 # sibling file (<name>__ntbase.c), all in one make; if it fails, each alone.
@@ -98,15 +107,9 @@ done
 if [ -n "$based" ]; then
 	trap 'for f in $based; do rm -f "$SRC/${f%.c}__ntbase.c"; done' EXIT
 	for f in $based; do git -C "$SRC" show "base:$f" >"$SRC/${f%.c}__ntbase.c"; done
-	# shellcheck disable=SC2046
-	bases=$(warnings_of $(for f in $based; do echo "${f%.c}__ntbase.o"; done)) || {
-		bases=""
-		for f in $based; do
-			w=$(warnings_of "${f%.c}__ntbase.o") || { bfailed="$bfailed $f"; continue; }
-			bases="$bases$w
-"
-		done
-	}
+	# shellcheck disable=SC2086
+	checked __ntbase $based
+	bases=$out bfailed=$failed
 	for f in $based; do
 		b=${f%.c}__ntbase
 		rm -f "$SRC/$b.c" "$OBJ/$b.o" "$OBJ/$(dirname "$f")/.$(basename "$b").o.cmd"
