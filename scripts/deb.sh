@@ -8,8 +8,9 @@
 #   DEB_CONFIG=full   the same without localmodconfig (hours on 2 cores)
 #   DEB_CONFIG=tiny   the workshop's guest kernel (tinyconfig +
 #                 config/nt.config), for tests: boots under QEMU, no modules;
-#                 packaged from the build stage's own tree (build/obj), so
-#                 that only what names the release is rebuilt
+#                 packaged from the build stage's own tree (build/obj),
+#                 built with the same release and build number (kmake): the
+#                 package's make rebuilds nothing
 #   DEB_CONFIG=<path> that configuration file
 # On top: Debian's trusted-key settings cleared (they name certificates
 # that only Debian's build has), no debug info (half the build time, no
@@ -25,9 +26,8 @@
 for c in dpkg-buildpackage fakeroot dh_testdir rsync; do
 	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot debhelper rsync (make deps)"
 done
-# "[PATCH v5 00/11]" -> v5
-ver=$(sed -n 's/^Subject: \[PATCH \(v[0-9]*\) .*/\1/p' "$PATCHES/0000-cover-letter.patch" | head -n 1)
-localver=-nt-${ver:-v1}
+# "[PATCH v5 00/11]" -> v5, -nt-v5 (lib.sh: every make of the tree passes it)
+ver=$SERIES_VER localver=$LOCALVER
 kind=${DEB_CONFIG:-local}
 case $kind in
 local | full | tiny) ;;
@@ -102,17 +102,21 @@ rm -f "$out"/linux-*.deb "$out"/linux-upstream_* "$(dirname "$obj")"/linux-*.deb
 # DPKG_FLAGS=-d: the build dependencies that mkdebian lists (libdw-dev,
 # python3, ...) serve configurations other than this one; what the build
 # needs is checked by make deps (dpkg-dev, fakeroot, debhelper, rsync).
-kd -j"$JOBS" LOCALVERSION="$localver" KDEB_PKGVERSION="${krel}-1" DPKG_FLAGS=-d bindeb-pkg >"$log" 2>&1 &
+kd -j"$JOBS" LOCALVERSION="$localver" KDEB_PKGVERSION="${krel}-$DEB_BUILD_NUM" DPKG_FLAGS=-d bindeb-pkg >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null' INT TERM
+# A look every second (the build's end is seen at once), a line every 30.
+next=30
 while kill -0 $pid 2>/dev/null; do
-	sleep 30 & wait $!
-	kill -0 $pid 2>/dev/null || break
+	sleep 1 & wait $!
 	t=$(($(date +%s) - start))
+	if [ $t -lt $next ] || ! kill -0 $pid 2>/dev/null; then continue; fi
+	next=$(((t / 30 + 1) * 30))
 	printf '>> %d min %02d s: %d objects compiled, last: %s\n' $((t / 60)) $((t % 60)) \
 		"$(grep -c '^  CC ' "$log")" "$(tail -n 1 "$log" | cut -c1-60)" >&2
 done
 wait $pid || { tail -n 30 "$log" >&2; die "bindeb-pkg failed (log: $log)"; }
+trap - INT TERM
 t=$(($(date +%s) - start))
 # dpkg-buildpackage writes into the object tree's parent.
 [ "$(dirname "$obj")" = "$out" ] || mv "$(dirname "$obj")"/linux-*"$krel"* "$out"/

@@ -15,6 +15,24 @@ BASE_VERSION=$(cat "$PATCHES/base-version" 2>/dev/null || echo unknown)
 BASE_DIR=${BASE_DIR:-$BUILD/base}
 SHARED_BASES=${SHARED_BASES:-$TOP/../shared/bases}
 JOBS=${JOBS:-$(nproc)}
+# The series' version, from the cover letter's "[PATCH vN 00/NN]" (v1 when
+# none), and the local version that names it in the kernels' release: every
+# kernel build of the tree (kmake) passes LOCALVERSION=$LOCALVER, as make
+# deb does, so a guest's uname -r names the series (LOCALVER= : none, for
+# the trees without the series that mmtests builds). kmake passes the
+# build number that make deb's packages give Debian's rules too (their
+# revision, $DEB_BUILD_NUM), so that make deb DEB_CONFIG=tiny packages the
+# build folder as built: another release or number would recompile
+# init/version.o and what includes utsrelease.h and relink vmlinux, and
+# the next build would again.
+SERIES_VER=$(sed -n 's/^Subject: \[PATCH \(v[0-9]*\) .*/\1/p' "$PATCHES/0000-cover-letter.patch" 2>/dev/null | head -n 1 || true)
+SERIES_VER=${SERIES_VER:-v1}
+LOCALVER=${LOCALVER--nt-$SERIES_VER}
+DEB_BUILD_NUM=1
+# The uapi headers of the realised tree for the kselftest builds
+# (uapi_headers makes them), in the main build folder, where make deb's
+# own "make headers" finds them made.
+UAPI_OBJ=$BUILD/obj
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">> $*" >&2; }
@@ -68,7 +86,7 @@ tree_dirty() {
 }
 
 kmake() {
-	make -C "$SRC" O="$OBJ" ARCH=x86_64 -j"$JOBS" "$@"
+	make -C "$SRC" O="$OBJ" ARCH=x86_64 -j"$JOBS" LOCALVERSION="$LOCALVER" KBUILD_BUILD_VERSION=$DEB_BUILD_NUM "$@"
 }
 
 # perf from tree $1 into $2, with every optional library off: "perf bench"
@@ -153,13 +171,18 @@ ktap_counts() {
 	[ "$f" = 0 ]
 }
 
-# uapi_headers <dir>: the realised tree's "make headers" in <dir> (out of
-# tree), again only when the tree's uapi changed; for the kselftest builds.
+# uapi_headers: the realised tree's "make headers" in $UAPI_OBJ (its
+# usr/include), again only when the tree's uapi or syscall tables changed
+# or the headers are gone (a make clean there empties usr/include): one
+# copy for every kselftest build (the bisect's, the matrix's, the debug
+# stage's, mmtests') and for make deb.
 uapi_headers() {
-	local stamp=$1/.nt-stamp want
-	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi 2>/dev/null || echo none)
-	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -d "$1/usr/include" ]; then
-		make -s -C "$SRC" O="$1" ARCH=x86_64 headers >/dev/null || return 1
+	local stamp=$UAPI_OBJ/.nt-headers-stamp want
+	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi \
+		arch/x86/entry/syscalls 2>/dev/null || echo none)
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -f "$UAPI_OBJ/usr/include/linux/mman.h" ]; then
+		mkdir -p "$UAPI_OBJ"
+		make -s -C "$SRC" O="$UAPI_OBJ" ARCH=x86_64 -j"$JOBS" headers >/dev/null || return 1
 		echo "$want" >"$stamp"
 	fi
 }

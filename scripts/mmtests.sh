@@ -70,7 +70,6 @@ mobj=$OBJ
 sel=$BUILD/mmtests-sel
 extra=$BUILD/mmtests-extra
 initrd=$BUILD/mmtests-initramfs.cpio
-hdr=$BUILD/headers
 mkdir -p "$res" "$logs"
 pass=0 fail=0 skip=0 n=0
 
@@ -81,10 +80,10 @@ mbuild() {
 # The tests, static, against the tree's own uapi headers; then the image.
 mimage() {
 	local t
-	uapi_headers "$hdr" || return 1
+	uapi_headers || return 1
 	mkdir -p "$sel"
 	make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$sel" \
-		KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \
+		KHDR_INCLUDES="-isystem $UAPI_OBJ/usr/include" LDFLAGS=-static \
 		$(for t in $tests; do echo "$sel/$t"; done) >"$logs/mmtests-sel.log" 2>&1 || return 1
 	rm -rf "$extra"
 	mkdir -p "$extra/bin/mm"
@@ -185,9 +184,10 @@ hworktree() {
 		git -C "$1" worktree add -q --detach "$3" "$2"
 	fi
 }
-# hbuild <src> <obj> <label>: build <src> in <obj>
+# hbuild <src> <obj> <label>: build <src> in <obj> (no -nt-v<N> in its
+# release: not the series)
 hbuild() {
-	SRC=$1 OBJ=$2 "$TOP/scripts/build.sh" 2>"$logs/$3-build.log" ||
+	SRC=$1 OBJ=$2 LOCALVER='' "$TOP/scripts/build.sh" 2>"$logs/$3-build.log" ||
 		die "$3: the kernel did not build (log: $logs/$3-build.log)"
 }
 # hrun <obj> <label>: boot it once, the console in $logs/<label>.log;

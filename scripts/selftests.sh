@@ -11,8 +11,6 @@
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 # OUT_DIR: build there only (the bisect stage), nothing staged or run.
 out=${OUT_DIR:-$BUILD/selftests-mm}
-hdr=${OUT_DIR:+$OUT_DIR/headers}
-hdr=${hdr:-$BUILD/headers}
 mkdir -p "$out" "$BUILD/guest-extra/bin" "$BUILD/results" "$BUILD/logs"
 # The series' mm selftests that this tree has.
 tests=""
@@ -20,12 +18,12 @@ for t in pf-hugetlb hugetlb-fork hugetlb-exclusive; do
 	if [ -f "$SRC/tools/testing/selftests/mm/$t.c" ]; then tests="$tests $t"; fi
 done
 [ -n "$tests" ] || die "the series has no pf-hugetlb.c nor hugetlb-fork.c yet"
-uapi_headers "$hdr" || die "make headers failed"
+uapi_headers || die "make headers failed"
 # Only our tests, not all of mm/, whose other tests are not this series'
 # business (the mmtests stage runs those); their warnings fail the build.
 blog=$out/build.log
 make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$out" \
-	KHDR_INCLUDES="-isystem $hdr/usr/include" LDFLAGS=-static \
+	KHDR_INCLUDES="-isystem $UAPI_OBJ/usr/include" LDFLAGS=-static \
 	$(for t in $tests; do echo "$out/$t"; done) >"$blog" 2>&1 ||
 	{ cat "$blog" >&2; die "$tests build failed"; }
 if grep -E '(pf-hugetlb|hugetlb-fork|hugetlb-exclusive)\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
