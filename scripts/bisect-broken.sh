@@ -9,7 +9,8 @@
 # 1 and the last. The branch is the realised tree's; the kernel build
 # folders of the stage are not touched (bisect-broken-obj/small has the
 # bisect config's commits, bisect-broken-obj/head the last one's main
-# config; perf and the selftests build in their usual folders), and the tree
+# config; perf and the selftests build in their usual folders, and the
+# selftests' uapi headers, the same at every commit, are build/obj's), and the tree
 # is back on its branch at the end (kbuild rebuilds there what the
 # checkouts changed). The branch and the build folder are removed at the
 # end (the log stays in build/logs/bisect-broken.log).

@@ -17,8 +17,8 @@ SHARED_BASES=${SHARED_BASES:-$TOP/../shared/bases}
 JOBS=${JOBS:-$(nproc)}
 # The series' version, from the cover letter's "[PATCH vN 00/NN]" (v1 when
 # none), and the local version that names it in the kernels' release: every
-# kernel build of the tree (kmake) passes LOCALVERSION=$LOCALVER, as make
-# deb does, so a guest's uname -r names the series (LOCALVER= : none, for
+# x86_64 build of the tree (kmake; builds.sh's i386 and arm64 makes are
+# their own) passes LOCALVERSION=$LOCALVER, as make deb does, so a guest's uname -r names the series (LOCALVER= : none, for
 # the trees without the series that mmtests builds). kmake passes the
 # build number that make deb's packages give Debian's rules too (their
 # revision, $DEB_BUILD_NUM), so that make deb DEB_CONFIG=tiny packages the
@@ -30,8 +30,8 @@ SERIES_VER=${SERIES_VER:-v1}
 LOCALVER=${LOCALVER--nt-$SERIES_VER}
 DEB_BUILD_NUM=1
 # The uapi headers of the realised tree for the kselftest builds
-# (uapi_headers makes them), in the main build folder, where make deb's
-# own "make headers" finds them made.
+# (uapi_headers makes them), in the main build folder, where make deb
+# DEB_CONFIG=tiny's own "make headers" finds them made.
 UAPI_OBJ=$BUILD/obj
 
 die() { echo "error: $*" >&2; exit 1; }
@@ -175,7 +175,7 @@ ktap_counts() {
 # usr/include), again only when the tree's uapi or syscall tables changed
 # or the headers are gone (a make clean there empties usr/include): one
 # copy for every kselftest build (the bisect's, the matrix's, the debug
-# stage's, mmtests') and for make deb.
+# stage's, mmtests') and for make deb DEB_CONFIG=tiny.
 uapi_headers() {
 	local stamp=$UAPI_OBJ/.nt-headers-stamp want
 	want=$(git -C "$SRC" log -1 --format=%H -- include/uapi arch/x86/include/uapi \
