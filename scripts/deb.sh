@@ -26,7 +26,7 @@
 for c in dpkg-buildpackage fakeroot dh_testdir rsync; do
 	command -v $c >/dev/null || die "$c not found: apt-get install dpkg-dev fakeroot debhelper rsync (make deps)"
 done
-# "[PATCH v5 00/11]" -> v5, -nt-v5 (lib.sh: every make of the tree passes it)
+# "[PATCH v5 00/11]" -> v5, -nt-v5 (lib.sh; kmake passes it too)
 # shellcheck disable=SC2153 # LOCALVER: lib.sh's
 ver=$SERIES_VER localver=$LOCALVER
 kind=${DEB_CONFIG:-local}

@@ -18,8 +18,9 @@ JOBS=${JOBS:-$(nproc)}
 # The series' version, from the cover letter's "[PATCH vN 00/NN]" (v1 when
 # none), and the local version that names it in the kernels' release: every
 # x86_64 build of the tree (kmake; builds.sh's i386 and arm64 makes are
-# their own) passes LOCALVERSION=$LOCALVER, as make deb does, so a guest's uname -r names the series (LOCALVER= : none, for
-# the trees without the series that mmtests builds). kmake passes the
+# their own) passes LOCALVERSION=$LOCALVER, as make deb does, so a guest's
+# uname -r names the series (LOCALVER= : none, for the trees without the
+# series that mmtests builds). kmake passes the
 # build number that make deb's packages give Debian's rules too (their
 # revision, $DEB_BUILD_NUM), so that make deb DEB_CONFIG=tiny packages the
 # build folder as built: another release or number would recompile
