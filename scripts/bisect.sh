@@ -13,10 +13,10 @@
 # rebuilds every target that kbuild's .cmd records say depends on one
 # (fixdep lists each header a file includes, and each CONFIG_ symbol it
 # tests) and nothing else; vmlinux is linked at every commit, so a commit
-# that uses what a later one adds fails to link. ccache (this script puts
-# Debian's /usr/lib/ccache first in PATH, its cache in build/ccache, depend
-# mode) hands back an object compiled before from the same command line,
-# source and headers: a rerun of the stage compiles next to nothing.
+# that uses what a later one adds fails to link. ccache (lib.sh: the
+# user's cache, depend mode) hands back an object compiled before from the
+# same command line, source and headers: a rerun of the stage, or a clean
+# clone's on a machine that ran it before, compiles next to nothing.
 #
 # At each commit any warning in its build log (compiler, objtool, modpost:
 # the base builds both configs without one) or a W=1 warning in a C file the
@@ -31,20 +31,6 @@
 # Every commit's build log is kept in build/logs/bisect/ (<n>-<hash>.log);
 # a failing commit's first error lines are printed under its result.
 . "$(dirname "$0")/lib.sh"
-# Every compiler through Debian's ccache (its /usr/lib/ccache holds gcc and
-# cc that call it), the cache the workshop's own, build/ccache, in its
-# depend mode: a compile is looked up by its command line, its source and
-# every header the compiler's own dependency file (kbuild's -Wp,-MMD) lists,
-# so a miss runs the compiler once; the default mode runs the preprocessor
-# too on every miss, 15-46 % more per compiled file here (docs/checks.md,
-# What ccache costs). A rerun hits; a commit that changes a header recompiles
-# what includes it. CCACHE_NODEPEND=1: ccache's default mode.
-if [ -d /usr/lib/ccache ]; then
-	PATH=/usr/lib/ccache:$PATH
-	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-	[ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
-fi
-
 [ -e "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 [ -z "$(tree_dirty)" ] || die "$SRC has uncommitted edits; commit them first (bisect checks out each commit)"
 branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) ||
@@ -140,7 +126,7 @@ report() {	# $1 subject, $2 seconds
 	fi
 }
 
-command -v ccache >/dev/null && ccache -z >/dev/null
+cc0=$(ccache_counts)
 i=0
 for c in $commits; do
 	i=$((i + 1))
@@ -165,9 +151,7 @@ for c in $commits; do
 	[ $built = 1 ] && tools_at "$c"
 	report "$subj" $(($(date +%s) - t0))
 done
-command -v ccache >/dev/null && echo "# ccache: $(ccache --print-stats 2>/dev/null |
-	awk -F'\t' '$1 == "direct_cache_hit" { d = $2 } $1 == "preprocessed_cache_hit" { p = $2 }
-		$1 == "cache_miss" { m = $2 } END { printf "%d direct hits, %d preprocessed hits, %d misses", d, p, m }')"
+echo "# $(ccache_since "$cc0")"
 
 mkdir -p "$BUILD/results"
 echo "$pass $fail 0" >"$BUILD/results/bisect.counts"

@@ -3,7 +3,7 @@
 # Each stage leaves its counts in build/results/<stage>.counts.
 . "$(dirname "$0")/lib.sh"
 
-start=$(date +%s)
+start=$(date +%s) cc0=$(ccache_counts)
 # ^C, SIGTERM or a hangup ends the run: a stage that catches them itself
 # (boot.sh, bench.sh) exits normally, and the next stage would start.
 trap 'exit 129' HUP
@@ -96,6 +96,6 @@ for s in $stages; do
 	printf '%-12s %4d passed, %d failed, %d skipped\n' "$s:" "$p" "$f" "$k"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 done
-echo "check took $(( $(date +%s) - start ))s"
+echo "check took $(( $(date +%s) - start ))s; $(ccache_since "$cc0")"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

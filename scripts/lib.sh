@@ -35,6 +35,46 @@ DEB_BUILD_NUM=1
 # DEB_CONFIG=tiny's own "make headers" finds them made.
 UAPI_OBJ=$BUILD/obj
 
+# Every compiler the workshop runs (the kernel builds: bisect, build,
+# matrix, package, sparse, builds, debug, stable; perf, the selftests and
+# the harness) goes through Debian's ccache: /usr/lib/ccache first in PATH
+# (its gcc, cc and aarch64-linux-gnu-gcc call ccache). The cache is ccache's
+# own for the user ($CCACHE_DIR, else ~/.cache/ccache), outside the clone, so
+# a clean clone on a machine that ran the workshop before starts warm; a hit
+# hands back the object the compiler made for the same command line, source
+# and headers, so a kept cache changes no result, only the time. Depend mode
+# (CCACHE_DEPEND): a miss runs the compiler once, no extra preprocessor run
+# (CCACHE_NODEPEND=1: the default mode). CCACHE_BASEDIR is the clone, so that
+# the kernel's absolute -I paths (O= outside the tree) hash the same in
+# another clone; the compiler then sees them relative to the build folder.
+# Bounded at $NT_CCACHE_SIZE unless the user's ccache.conf or CCACHE_MAXSIZE
+# sets a bound: one make check stores about ${NT_CCACHE_RUN:-?} (compressed),
+# so the bound keeps several runs' worth of configs and commits.
+# NT_CCACHE=0: no ccache.
+NT_CCACHE_SIZE=${NT_CCACHE_SIZE:-16G}
+if [ "${NT_CCACHE:-1}" != 0 ] && [ -x /usr/bin/ccache ] && [ -d /usr/lib/ccache ]; then
+	case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) PATH=/usr/lib/ccache:$PATH ;; esac
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
+	[ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
+	if [ -z "${CCACHE_MAXSIZE:-}" ] && ccache -p 2>/dev/null | grep -q '^(default) max_size '; then
+		export CCACHE_MAXSIZE=$NT_CCACHE_SIZE
+	fi
+fi
+
+# ccache_counts: "<hits> <misses>" of the cache so far (0 0 without ccache);
+# ccache_since "<hits> <misses>": what was hit and missed after that reading
+ccache_counts() {
+	{ [ "${NT_CCACHE:-1}" != 0 ] && ccache --print-stats 2>/dev/null || true; } |
+		awk -F'\t' '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 }
+			END { printf "%d %d\n", h, m }'
+}
+ccache_since() {
+	local h0 m0 h1 m1
+	read -r h0 m0 <<<"$1"
+	read -r h1 m1 < <(ccache_counts)
+	echo "ccache: $((h1 - h0)) hits, $((m1 - m0)) misses ($(ccache -k cache_dir 2>/dev/null || echo none))"
+}
+
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">> $*" >&2; }
 
