@@ -88,13 +88,13 @@ if [ "${1:-}" = --report ]; then
 	page=$(report_check "$1") || exit 1
 	# shellcheck disable=SC2046
 	exec python3 "$TOP/scripts/ntbench.py" report "$page" "${2:-$BUILD/bench}" \
-		--recorded $(recorded)
+		--tree "$SRC" --patches "$PATCHES" --recorded $(recorded)
 fi
 if [ "${1:-}" = --entry ]; then
 	shift
 	[ $# -gt 0 ] || die "usage: scripts/bench.sh --entry DIR|FILE... (a run's build/bench, a page, or an old make bench output)"
 	# shellcheck disable=SC2046
-	exec python3 "$TOP/scripts/ntbench.py" entry --recorded $(recorded) -- "$@"
+	exec python3 "$TOP/scripts/ntbench.py" entry --tree "$SRC" --patches "$PATCHES" --recorded $(recorded) -- "$@"
 fi
 
 # Unset: the default; set but empty: refused below.
@@ -257,7 +257,7 @@ meta() {
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
 	flags=" $(awk -F': ' '/^flags/ { print $2; exit }' /proc/cpuinfo) "
-	for f in erms fsrm clzero movdir64b avx512f pdpe1gb; do
+	for f in erms fsrm clzero movdir64b avx512f pdpe1gb hybrid_cpu; do
 		if [[ $flags = *" $f "* ]]; then have+=("$f"); else lack+=("$f"); fi
 	done
 	if [[ $flags = *" hypervisor "* ]]; then
@@ -276,7 +276,7 @@ meta() {
 	echo "cold_unit: $cold_unit"
 	echo "margin: $margin"
 	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo): $(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } /^stepping/ { printf "%s family %#x model %#x stepping %d", v, f, m, $2; exit }' /proc/cpuinfo)"
-	echo "features: ${have[*]:-none}; not: ${lack[*]:-(none missing)} (of erms fsrm clzero movdir64b avx512f pdpe1gb in /proc/cpuinfo)"
+	echo "features: ${have[*]:-none}; not: ${lack[*]:-(none missing)} (of erms fsrm clzero movdir64b avx512f pdpe1gb hybrid_cpu in /proc/cpuinfo)"
 	echo "machine: $hv, $(nproc) CPUs online, $(awk '/^MemTotal:/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB, L3 $(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }' || echo '?') as reported"
 	echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (load average over 1, 5 and 15 minutes, at the start)"
 	echo "host kernel: $(uname -r)"
@@ -436,11 +436,11 @@ fi
 
 # --- the analysis: tables, decisions, the entry, plots, the page ---------------
 # shellcheck disable=SC2046
-ntb tables "$out" --recorded $(recorded) | tee "$out/bench.txt"
+ntb tables "$out" --tree "$SRC" --patches "$PATCHES" --recorded $(recorded) | tee "$out/bench.txt"
 ntb plot "$out" >&2 || echo "plot: not drawn" >&2
 if [ -n "$report_page" ]; then
 	# shellcheck disable=SC2046
-	ntb report "$report_page" "$out" --recorded $(recorded) ||
+	ntb report "$report_page" "$out" --tree "$SRC" --patches "$PATCHES" --recorded $(recorded) ||
 		echo "report: not written to $report_page"
 fi
 echo "tables: $out/bench.txt; runs: $runsf" >&2

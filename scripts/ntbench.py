@@ -542,6 +542,22 @@ def orders_text(sizes):
                                      ", ".join(map(str, os_)), " | ".join("BIT(%d)" % o for o in os_))
 
 
+def populate_series(decs, routine):
+    """{size: (variant, Dec)} of ROUTINE's whole-folio clear for a populate: cold where uses none
+    and later both decide it cold, cached where either decides it cached, else undecided (the
+    Dec's lo, hi and med the larger of the two)."""
+    v = routine + "/whole"
+    none, later = decs.get("fault-none", {}).get(v, {}), decs.get("fault-later", {}).get(v, {})
+    both = {}
+    for x in sorted(set(none) & set(later)):
+        a, b = none[x], later[x]
+        kind = "cold" if a.kind == b.kind == "cold" else "cached" if "cached" in (a.kind, b.kind) \
+            else "undecided"
+        both[x] = (v, Dec(kind, max(a.lo or 0, b.lo or 0), max(a.hi or 0, b.hi or 0),
+                          max(a.med or 0, b.med or 0), min(a.n, b.n)))
+    return both
+
+
 def use_sets(runs, unit, margin):
     """Per use, the folio sizes done cold and their routine: {use: (routine, sizes, detail lines)}.
 
@@ -565,13 +581,9 @@ def use_sets(runs, unit, margin):
         for r in ENTRY_COLD["fault"]:
             v = r + "/whole"
             none, later = decs["fault-none"].get(v, {}), decs["fault-later"].get(v, {})
-            both = {}
-            for x in sorted(set(none) & set(later)):
+            both = populate_series(decs, r)
+            for x in sorted(both):
                 a, b = none[x], later[x]
-                kind = "cold" if a.kind == b.kind == "cold" else "cached" if "cached" in (a.kind, b.kind) \
-                    else "undecided"
-                both[x] = (v, Dec(kind, max(a.lo or 0, b.lo or 0), max(a.hi or 0, b.hi or 0),
-                                  max(a.med or 0, b.med or 0), min(a.n, b.n)))
                 det.append("%s at %s: none %s [%s-%s] %s, later %s [%s-%s] %s" % (
                     v, sname(x), fmt(a.med), fmt(a.lo), fmt(a.hi), a.kind, fmt(b.med), fmt(b.lo), fmt(b.hi),
                     b.kind))
@@ -612,16 +624,217 @@ def decision_of(runs, unit, margin):
     return ent, ch, decs
 
 
-def decision_lines(runs, unit, margin, name):
-    """The entry line and the ratios it rests on, for pooled RUNS: (lines, entry)."""
+# ---- the vendor's default, as the tree has it ---------------------------------
+
+# The file whose init calls nt_init(c, <populate>, <copy>) for a vendor, in arch/x86/kernel/cpu/
+VENDOR_FILE = {"GenuineIntel": "intel.c", "AuthenticAMD": "amd.c", "HygonGenuine": "hygon.c",
+               "CentaurHauls": "centaur.c", "  Shanghai  ": "zhaoxin.c"}
+VENDOR_NAME = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "HygonGenuine": "Hygon"}
+ORDER_NAMES = {"PMD_ORDER": 9, "PUD_ORDER": 18}
+KIB_OF_ORDER = {o: k for k, o in ORDER_OF.items()}
+# Where the vendor's default is read: the realised tree, else the series (--tree, --patches)
+_TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TREE = os.path.join(_TOP, "build", "linux")
+PATCHES = os.path.join(_TOP, "patches")
+Default = namedtuple("Default", "origin call cond populate copy")   # populate, copy: sets of orders
+
+
+def vendor_source(vendor, tree=None, patches=None):
+    """(text, origin) of the vendor's init file: TREE's (the realised tree), else the lines that
+    PATCHES/series' patches add to it; (None, why) where neither has it."""
+    name = VENDOR_FILE.get(vendor)
+    if not name:
+        return None, "no vendor init file known for %s" % vendor
+    rel = "arch/x86/kernel/cpu/" + name
+    show = lambda p: os.path.relpath(p, _TOP) if os.path.abspath(p).startswith(_TOP + os.sep) else p
+    if tree and os.path.isfile(os.path.join(tree, rel)):
+        with open(os.path.join(tree, rel), errors="replace") as f:
+            return f.read(), "%s in %s" % (rel, show(tree))
+    if patches and os.path.isfile(os.path.join(patches, "series")):
+        with open(os.path.join(patches, "series")) as f:
+            names = [x.strip() for x in f if x.strip() and not x.startswith("#")]
+        added, cur = [], None
+        for n in names:
+            with open(os.path.join(patches, n), errors="replace") as f:
+                for line in f:
+                    if line.startswith("diff --git "):
+                        cur = line.split()[-1][2:]
+                    elif cur == rel and line.startswith("+") and not line.startswith("+++"):
+                        added.append(line[1:].rstrip("\n"))
+        return "\n".join(added), "the lines %s/series adds to %s" % (show(patches), rel)
+    return None, "neither a tree (%s) nor a series (%s) to read %s from" % (tree, patches, rel)
+
+
+def parse_orders(expr):
+    """'BIT(PMD_ORDER) | BIT(PUD_ORDER)' -> {9, 18}; '0' -> set(); None where it is not of that form."""
+    out = set()
+    if expr.strip() == "0":
+        return out
+    for term in expr.split("|"):
+        m = re.fullmatch(r"\s*BIT\((\w+)\)\s*", term)
+        if not m:
+            return None
+        a = m.group(1)
+        if a.isdigit():
+            out.add(int(a))
+        elif a in ORDER_NAMES:
+            out.add(ORDER_NAMES[a])
+        else:
+            return None
+    return out
+
+
+def vendor_defaults(text, origin=""):
+    """The nt_init() calls in TEXT as Defaults; cond: the `if` on the line above the call, or ''."""
+    out = []
+    for m in re.finditer(r"\bnt_init\(\s*c\s*,\s*([^;]*?)\s*,\s*([^;]*?)\s*\);", text):
+        before = text[:m.start()].rstrip(" \t").split("\n")
+        prev = before[-2].strip() if len(before) > 1 else ""
+        pm = re.fullmatch(r"(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?", prev)
+        out.append(Default(origin, re.sub(r"\s+", " ", m.group(0)), pm.group(1) if pm else "",
+                           parse_orders(m.group(1)), parse_orders(m.group(2))))
+    return out
+
+
+def features_of(run):
+    """({flags the run's CPU has}, {flags it lacks}) of bench.meta's features line (lower case)."""
+    f = run.meta.get("features", "")
+    have, _, rest = f.partition(";")
+    lack = rest.split("(")[0].replace("not:", "")
+    return set(have.split()) - {"none"}, set(lack.split())
+
+
+def cond_holds(cond, run):
+    """Whether the C condition COND of a vendor init holds on RUN's CPU: True, False, or None where
+    the run does not record what it tests. Knows cpu_has(c, X86_FEATURE_X) and boot_cpu_has() (the
+    flag x in /proc/cpuinfo; ZEN: AMD family 0x17 on), c->x86 compared with a number, ! and &&."""
+    if not cond:
+        return True
+    vendor, fam, clz = run.cpu[0], run.cpu[1], run.cpu[4]
+    have, lack = features_of(run)
+    ops = {">=": fam.__ge__, ">": fam.__gt__, "==": fam.__eq__, "<": fam.__lt__, "<=": fam.__le__,
+           "!=": fam.__ne__}
+    for part in re.split(r"\s*&&\s*", cond.strip()):
+        neg = part.startswith("!")
+        p = part.lstrip("!").strip()
+        while p.startswith("(") and p.endswith(")"):
+            p = p[1:-1].strip()
+        v = None
+        m = re.fullmatch(r"(?:cpu_has\(\s*c\s*,\s*|boot_cpu_has\(\s*)X86_FEATURE_(\w+)\s*\)", p)
+        c = re.fullmatch(r"c->x86\s*(>=|==|!=|<=|>|<)\s*(0x[0-9a-fA-F]+|\d+)", p)
+        if m:
+            flag = m.group(1).lower()
+            if flag == "zen":
+                v = vendor == "AuthenticAMD" and fam >= 0x17
+            elif flag == "clzero":
+                v = bool(clz)
+            elif flag in have or flag in lack:
+                v = flag in have
+        elif c:
+            v = ops[c.group(1)](int(c.group(2), 0))
+        if v is None:
+            return None
+        if v == neg:
+            return False
+    return True
+
+
+def default_lines(runs, unit, margin, tree=None, patches=None):
+    """The part against its vendor's default as the tree has it, per use: (lines, quirk or None).
+
+    Per use (populate, copy) and order of the default: the part's decision there with the routine the
+    tree runs on it (the populate clear: CLZERO where the part has it, else MOVNTI; the copy: MOVNTI).
+    Cached at an order: the default loses, and the part's nt_bad_cpus[] line is given; undecided or not
+    measured: no line, and what to measure; cold at every order: the default holds, and the orders the
+    part decides cold beyond it are named."""
+    run = runs[0]
+    vendor = run.cpu[0]
+    tree, patches = tree or TREE, patches or PATCHES
+    vname = VENDOR_NAME.get(vendor, vendor)
+    text, origin = vendor_source(vendor, tree, patches)
+    if text is None:
+        return ["the vendor's default: not read (%s); no verdict" % origin], None
+    calls = vendor_defaults(text, origin)
+    out = []
+    if not calls:
+        return ["the vendor's default: %s calls no nt_init(): the tree leaves %s parts mainline's (cached "
+                "stores for every use); no nt_bad_cpus[] line is needed, and these sets are evidence for a "
+                "default of the vendor's own" % (origin, vname)], None
+    d = calls[0]
+    holds = cond_holds(d.cond, run)
+    out.append("the vendor's default (%s): %s%s" % (origin, "if (%s) " % d.cond if d.cond else "", d.call))
+    if holds is False:
+        out.append("  its condition is false on this part: the tree leaves it mainline's (cached stores for "
+                   "every use); no nt_bad_cpus[] line is needed, and these sets are evidence for a default "
+                   "that covers it")
+        return out, None
+    if holds is None:
+        out.append("  whether its condition holds on this part is not recorded by the run (bench.meta's "
+                   "features): compared as if it does")
+    if d.populate is None or d.copy is None:
+        out.append("  its arguments are not of the form BIT(<order>) | ... or 0: no verdict")
+        return out, None
+    decs = {sec: analyse(runs, sec, margin)[0] for sec in list(USES) + ["copy"] if has_sec(runs, sec)}
+    pop_r = "clzero" if run.cpu[4] else "movnti"
+    sers = {"populate": (pop_r, populate_series(decs, pop_r)),
+            "copy": ("copy_mc_movnti", series(decs["copy"], "copy_mc_movnti", unit) if "copy" in decs else {})}
+    lose, und, gain = [], [], []
+    for use, orders in (("populate", d.populate), ("copy", d.copy)):
+        r, ser = sers[use]
+        for o in sorted(orders):
+            k = KIB_OF_ORDER.get(o)
+            dec = ser[k][1] if k in ser else None
+            what = "%s order %d (%s, %s)" % (use, o, sname(k) if k else "?", ENUM.get(r, r))
+            if dec is None:
+                und.append("%s: not measured" % what)
+                out.append("  %s: not measured" % what)
+                continue
+            line = "%s: %s%s [%s-%s] %s" % (what, "the worse of none and later " if use == "populate" else "",
+                                           fmt(dec.med), fmt(dec.lo), fmt(dec.hi), dec.kind)
+            out.append("  " + line)
+            if dec.kind == "cached":
+                lose.append(line)
+            elif dec.kind != "cold":
+                und.append(line)
+        extra = [o for o in sorted(ORDER_OF[x] for x in cold_sizes(ser)) if o not in orders]
+        if extra:
+            gain.append("%s orders %s (%s)" % (use, ", ".join(map(str, extra)), ENUM.get(r, r)))
+    out.append("  a user's fault: cleared cached on every part (the tree has no set for it)")
+    if lose:
+        out.append("verdict: %s's default loses on this part at %s. Its line in nt_bad_cpus[] (nt_quirks.c), "
+                   "which takes X86_FEATURE_NT_GOOD (every use) away from it:" % (vname, "; ".join(lose)))
+        return out, quirk_line(run.cpu)
+    if und:
+        out.append("verdict: undecided at %s: no nt_bad_cpus[] line. Measure there again (a second make bench "
+                   "some time later, pooled: scripts/bench.sh --entry DIR DIR; or more ROUNDS=), with FOLIOS "
+                   "and COPY_FOLIOS covering the sizes, USES with none and later" % "; ".join(und))
+        return out, None
+    out.append("verdict: %s's default holds on this part: no nt_bad_cpus[] line.%s" % (
+        vname, " Beyond it the part decides cold %s: evidence to widen the default once other parts agree"
+        % "; ".join(gain) if gain else " It decides nothing cold beyond it"))
+    return out, None
+
+
+def decision_lines(runs, unit, margin, name, tree=None, patches=None):
+    """The sets per use, the verdict against the vendor's default and the ratios they rest on, for
+    pooled RUNS: (lines, entry)."""
     n = rounds_of(runs)
     ent, ch, decs = decision_of(runs, unit, margin)
-    out = ["entry for %s, unit %s, %d rounds (confidence %.2f %%%s): the sets per use below; where they"
-           " differ from the vendor's default (init_intel(), init_amd()), the part's line in nt_bad_cpus[]"
-           " (nt_quirks.c):" % (cpu_text(runs[0].cpu), unit, n, 100 * confidence(n),
-                                "; fewer than 3 rounds: all undecided" if n < 3 else ""),
-           quirk_line(runs[0].cpu)]
-    return out + use_lines(runs, unit, margin) + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
+    out = ["entry for %s, unit %s, %d rounds (confidence %.2f %%%s): the sets per use, then the part against "
+           "its vendor's default as the tree has it (init_intel(), init_amd(): nt_init()), and its line in "
+           "nt_bad_cpus[] (nt_quirks.c) only where the default loses:" % (
+               cpu_text(runs[0].cpu), unit, n, 100 * confidence(n),
+               "; fewer than 3 rounds: all undecided" if n < 3 else "")]
+    dl, quirk = default_lines(runs, unit, margin, tree, patches)
+    out += use_lines(runs, unit, margin) + dl
+    if quirk:
+        out.append(quirk)
+    return out + unit_lines(decs["fault"]) + unit_lines(decs["copy"]), ent
+
+
+def shown(label):
+    """A run's label as the entry prints it: relative to the current folder where it lies under it."""
+    return os.path.relpath(label) if os.path.abspath(label).startswith(os.getcwd() + os.sep) else label
 
 
 def entry_text(runs, old, unit, margin, recorded_new=(), rule=True):
@@ -633,7 +846,7 @@ def entry_text(runs, old, unit, margin, recorded_new=(), rule=True):
     if runs and rule:
         out.append(RULE)
     if runs:
-        out.append("runs: " + ", ".join("%s (%d rounds)" % (r.label, rounds_of([r])) for r in runs))
+        out.append("runs: " + ", ".join("%s (%d rounds)" % (shown(r.label), rounds_of([r])) for r in runs))
         lines, _ = decision_lines(runs, unit, margin, name)
         out += lines
         others, seen = [], [r.rows for r in runs]
@@ -644,7 +857,7 @@ def entry_text(runs, old, unit, margin, recorded_new=(), rule=True):
         if others:
             pooled = list(runs) + others
             out.append("with the recorded runs of this CPU: %d runs, %d rounds: %s" % (
-                len(pooled), rounds_of(pooled), ", ".join(r.label for r in pooled)))
+                len(pooled), rounds_of(pooled), ", ".join(shown(r.label) for r in pooled)))
             out += decision_lines(pooled, unit, margin, name)[0]
         else:
             out.append("no other recorded new-format run of this CPU")
@@ -884,7 +1097,37 @@ def kernel_text(meta, data, margin=MARGIN):
     same = now is not None and (now & measured) == mask
     out.append("the kernel's populate set: %s: %s" % (
         "%#x" % now if now is not None else "?", "the same at the sizes measured" if same else "differs from this run"))
+    out += kernel_verdict(cpu, decs, now)
     return "\n".join(out) + "\n", 0
+
+
+def kernel_verdict(cpu, decs, now):
+    """make bench's verdict for the booted kernel's populate set (its vendor's default, or what a
+    quirk left): loses where an order of it is decided cached (then the nt_bad_cpus[] line),
+    undecided where one is undecided or not measured, else holds. The copy set is make bench's."""
+    if now is None:
+        return ["verdict: the booted kernel's populate set was not read: none"]
+    if not now:
+        return ["verdict: the booted kernel clears nothing cold on a populate (its vendor's default has no "
+                "populate order here, or a quirk or nt_stores=off took it away): nothing to compare"]
+    lose, und = [], []
+    for o in sorted(o for o in range(64) if now >> o & 1):
+        kb = next((k for k, x in KORDER.items() if x == o), None)
+        d = decs.get(("populate", kb), (None,))[0] if kb else None
+        if d is None or not d.n:
+            und.append("order %d: not measured" % o)
+        elif d.kind == "cached":
+            lose.append("order %d (%s): %s [%s-%s] cached" % (o, KSIZES[kb], fmt(d.med), fmt(d.lo), fmt(d.hi)))
+        elif d.kind != "cold":
+            und.append("order %d (%s): %s [%s-%s] undecided" % (o, KSIZES[kb], fmt(d.med), fmt(d.lo), fmt(d.hi)))
+    if lose:
+        return ["verdict: the populate default loses on this part at %s. Its line in nt_bad_cpus[] (nt_quirks.c), "
+                "with make bench's verdict beside it in the commit message:" % "; ".join(lose), quirk_line(cpu)]
+    if und:
+        return ["verdict: undecided at %s: no nt_bad_cpus[] line; measure again (ROUNDS=, MIB=, GPAGES=)"
+                % "; ".join(und)]
+    return ["verdict: the populate default holds on this part: no nt_bad_cpus[] line (the CoW copy set is "
+            "make bench's to judge)"]
 
 
 def kernel_report(page, meta, text, raw):
@@ -986,6 +1229,9 @@ def main(argv=None):
         x.add_argument("--margin", type=float)
     for x in (t, e, r):
         x.add_argument("--recorded", nargs="*", default=[])
+        x.add_argument("--tree", help="the realised tree whose vendor init files hold the default "
+                       "(default: build/linux)")
+        x.add_argument("--patches", help="the series read where the tree lacks them (default: patches/)")
     s = sub.add_parser("simulate", help="made-up runs with known answers")
     s.add_argument("--rounds", type=int, default=5)
     s.add_argument("--trials", type=int, default=2000)
@@ -1023,6 +1269,8 @@ def main(argv=None):
                 kernel_report(a.report, meta, text, raw)
                 print("report: %s" % a.report)
             return status
+        global TREE, PATCHES
+        TREE, PATCHES = a.tree or TREE, a.patches or PATCHES
         margin = lambda runs: a.margin if a.margin is not None else float(
             runs[0].meta.get("margin", MARGIN)) if runs else MARGIN
         rec_new, rec_old = gather(a.recorded)

@@ -65,7 +65,12 @@ else
 	git -C "$SRC" config core.autocrlf false
 	git -C "$SRC" config gc.auto 0
 	git -C "$SRC" add -A
-	git -C "$SRC" commit -q -m "base: Linux $kver ($BASE_PKG $pkgver)"
+	# One identity and date for the base commit, so that its hash (the
+	# exported patches' base-commit: line) is the same on every machine.
+	GIT_AUTHOR_NAME="NT Workshop" GIT_AUTHOR_EMAIL=nt-workshop@localhost \
+		GIT_COMMITTER_NAME="NT Workshop" GIT_COMMITTER_EMAIL=nt-workshop@localhost \
+		GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000" \
+		git -C "$SRC" commit -q -m "base: Linux $kver ($BASE_PKG $pkgver)"
 	git -C "$SRC" tag base
 fi
 git -C "$SRC" config nt.basepkg "$pkgver"

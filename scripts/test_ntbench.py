@@ -101,6 +101,8 @@ class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.d = self.tmp.name
+        # no tree and no series unless a test names one: the tests do not read the workshop's
+        ntbench.TREE = ntbench.PATCHES = os.path.join(self.d, "none")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -161,6 +163,98 @@ class Uses(Base):
         self.assertIn("sets of folio orders done cold, per use", out)
 
 
+class VendorDefault(Base):
+    """The part against its vendor's default as the tree has it (nt_init() in the vendor's init)."""
+
+    AMD_C = "static void init_amd(struct cpuinfo_x86 *c)\n{\n\t/* Cold */\n\tnt_init(c, BIT(PMD_ORDER), BIT(PUD_ORDER));\n}\n"
+
+    def tree(self, files):
+        t = os.path.join(self.d, "tree")
+        for name, text in files.items():
+            path = os.path.join(t, "arch/x86/kernel/cpu", name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return t
+
+    def part(self, pop_2m, copy_1g=0.85, cpuid=AMD, features="erms fsrm clzero; not: movdir64b (of x)"):
+        """A Genoa-like run: the populate clear (CLZERO whole) at 16K and 2M, the CoW copy at 2M and 1G."""
+        none = {"clzero/whole": {16: 0.35, 2048: pop_2m}, "movnti/whole": {16: 0.5, 2048: 0.75}}
+        later = {"clzero/whole": {16: 0.6, 2048: pop_2m}, "movnti/whole": {16: 0.7, 2048: 0.87}}
+        d = write_run(os.path.join(self.d, "p%d" % len(os.listdir(self.d))), cpuid=cpuid,
+                      fault=full({"clzero": 1.06, "movnti": 1.2}, [16, 2048]),
+                      copy={(2048, "copy_mc_movnti"): 0.65, (1048576, "copy_mc_movnti"): copy_1g},
+                      uses={"fault-none": full(none, [16, 2048]), "fault-later": full(later, [16, 2048])},
+                      unit="range")
+        with open(os.path.join(d, "bench.meta"), "a") as f:
+            f.write("features: %s\n" % features)
+        return ntbench.load(d)[0]
+
+    def verdict(self, runs, files=None):
+        lines, quirk = ntbench.default_lines(runs, "range", 0.02, self.tree(files or {"amd.c": self.AMD_C}),
+                                             os.path.join(self.d, "no-patches"))
+        return "\n".join(lines), quirk
+
+    def test_default_holds(self):
+        text, quirk = self.verdict(self.part(0.7))
+        self.assertIsNone(quirk)
+        self.assertIn("populate order 9 (2M, CLZERO): the worse of none and later 0.70 [0.70-0.70] cold", text)
+        self.assertIn("copy order 18 (1G, MOVNTI): 0.85 [0.85-0.85] cold", text)
+        self.assertIn("verdict: AMD's default holds on this part: no nt_bad_cpus[] line. Beyond it the part "
+                      "decides cold populate orders 2 (CLZERO); copy orders 9 (MOVNTI)", text)
+
+    def test_default_loses_at_2m_populate(self):
+        text, quirk = self.verdict(self.part([1.05, 1.1, 1.08, 1.12, 1.06]))
+        self.assertEqual(quirk, "X86_MATCH_VFM_STEPS(VFM_MAKE(X86_VENDOR_AMD, 0x1a, 0x2), 0x1, 0x1, NULL),")
+        self.assertIn("verdict: AMD's default loses on this part at populate order 9 (2M, CLZERO): the worse "
+                      "of none and later 1.08 [1.05-1.12] cached", text)
+        rc, out, _ = cli_raw("entry", "--tree", os.path.join(self.d, "tree"), "--", self.part(1.1)[0].label)
+        self.assertEqual(rc, 0)
+        self.assertIn("\nX86_MATCH_VFM_STEPS(VFM_MAKE(X86_VENDOR_AMD, 0x1a, 0x2), 0x1, 0x1, NULL),\n", out)
+
+    def test_default_undecided(self):
+        text, quirk = self.verdict(self.part(0.7, copy_1g=[0.9, 1.0, 0.95, 1.03, 0.97]))
+        self.assertIsNone(quirk)
+        self.assertIn("verdict: undecided at copy order 18 (1G, MOVNTI): 0.97 [0.90-1.03] undecided: no "
+                      "nt_bad_cpus[] line", text)
+
+    def test_not_measured_is_undecided(self):
+        text, quirk = self.verdict(self.part(0.7), {"amd.c": "\tnt_init(c, BIT(PMD_ORDER) | BIT(PUD_ORDER), 0);\n"})
+        self.assertIsNone(quirk)
+        self.assertIn("populate order 18 (1G, CLZERO): not measured", text)
+        self.assertIn("verdict: undecided at populate order 18 (1G, CLZERO): not measured", text)
+
+    def test_condition_and_other_vendors(self):
+        zen = "\tif (cpu_has(c, X86_FEATURE_ZEN))\n\t\tnt_init(c, BIT(PMD_ORDER), BIT(PUD_ORDER));\n"
+        text, quirk = self.verdict(self.part(1.2, cpuid="AuthenticAMD 0x15 0x2 0 clzero=0 movdir64b=0"),
+                                   {"amd.c": zen})
+        self.assertIsNone(quirk)
+        self.assertIn("its condition is false on this part: the tree leaves it mainline's", text)
+        self.assertIn("verdict: AMD's default loses", self.verdict(self.part(1.2), {"amd.c": zen})[0])
+        intel = "\tif (!cpu_has(c, X86_FEATURE_HYBRID_CPU))\n\t\tnt_init(c, BIT(PMD_ORDER), 0);\n"
+        hybrid = self.part(0.7, cpuid="GenuineIntel 0x6 0xb7 1 clzero=0 movdir64b=1",
+                           features="erms hybrid_cpu; not: clzero (of x)")
+        self.assertIn("its condition is false on this part", self.verdict(hybrid, {"intel.c": intel})[0])
+        old = self.part(0.7, cpuid="GenuineIntel 0x6 0xcf 2 clzero=0 movdir64b=1", features="erms; not: clzero (of x)")
+        self.assertIn("is not recorded by the run", self.verdict(old, {"intel.c": intel})[0])
+        text, quirk = self.verdict(self.part(1.2, cpuid="HygonGenuine 0x18 0x0 1 clzero=1 movdir64b=0"),
+                                   {"hygon.c": "static void init_hygon(struct cpuinfo_x86 *c) {}\n"})
+        self.assertIsNone(quirk)
+        self.assertIn("calls no nt_init(): the tree leaves Hygon parts mainline's", text)
+
+    def test_read_from_the_series(self):
+        pdir = os.path.join(self.d, "patches")
+        os.makedirs(pdir)
+        with open(os.path.join(pdir, "0001-x.patch"), "w") as f:
+            f.write("diff --git a/arch/x86/kernel/cpu/amd.c b/arch/x86/kernel/cpu/amd.c\n--- a/x\n+++ b/x\n"
+                    "@@ -1,1 +1,2 @@\n context\n+\tnt_init(c, BIT(PMD_ORDER), 0);\n")
+        with open(os.path.join(pdir, "series"), "w") as f:
+            f.write("0001-x.patch\n")
+        lines, quirk = ntbench.default_lines(self.part(0.7), "range", 0.02, os.path.join(self.d, "none"), pdir)
+        self.assertIn("the lines %s/series adds to arch/x86/kernel/cpu/amd.c" % pdir, "\n".join(lines))
+        self.assertIn("copy orders 9, 18 (MOVNTI)", "\n".join(lines))
+
+
 class Pollute(Base):
     def test_rounds_decide_the_harm(self):
         rows = []
@@ -212,7 +306,8 @@ class Decisions(Base):
         d = write_run(os.path.join(self.d, "r"), fault=full({"movnti": {2048: 1.0, 32768: 0.9, 1048576: 0.9}}))
         rc, out, _ = cli("entry", d)
         self.assertIn("MOVNTI at 1G = order 18: BIT(18)", out)
-        self.assertIn("X86_MATCH_VFM_STEPS(VFM_MAKE(X86_VENDOR_AMD, 0x1a, 0x2), 0x1, 0x1, NULL),", out)
+        self.assertIn("the vendor's default: not read", out)
+        self.assertNotIn("X86_MATCH", out)
         self.assertEqual(ntbench.real_folio(32768), 1048576)
         self.assertEqual(ntbench.real_folio(64), 64)
         self.assertEqual(ntbench.real_folio(48), 64)
@@ -422,12 +517,21 @@ class Kernel(unittest.TestCase):
         self.assertRegex(text, r"demand faults .* 2M .* 1\.01 \[.*\] n=5 +cached")
         self.assertIn("populate set for GenuineIntel/6/207/2 (movnti): 0x200 (2M)", text)
         self.assertIn("the kernel's populate set: 0x200: the same at the sizes measured", text)
+        self.assertIn("verdict: the populate default holds on this part: no nt_bad_cpus[] line", text)
+
+    def test_verdict_loses(self):
+        meta, data = ntbench.kernel_parse(self.lines(9.0, 5.0))       # 2M populate cached, the default's order
+        text, _ = ntbench.kernel_text(meta, data)
+        self.assertIn("verdict: the populate default loses on this part at order 9 (2M): 1.1", text)
+        self.assertIn("\nX86_MATCH_VFM_STEPS(VFM_MAKE(X86_VENDOR_INTEL, 0x6, 0xcf), 0x2, 0x2, NULL),", text)
 
     def test_undecided_and_nothing(self):
         meta, data = ntbench.kernel_parse(self.lines(10.0, 5.0, rounds=2))
         text, status = ntbench.kernel_text(meta, data)
         self.assertIn("populate set for GenuineIntel/6/207/2 (movnti): none; undecided at 2M", text)
         self.assertIn("differs from this run", text)
+        self.assertIn("verdict: undecided at order 9 (2M): 1.0", text)
+        self.assertNotIn("X86_MATCH", text)
         self.assertEqual(ntbench.kernel_text({}, {})[1], 1)
 
     def test_cli_report(self):
