@@ -33,7 +33,9 @@
  *		whole pool once all its folios are cleared: populated memory
  *		used some time after.
  *	For none and later the folios of the whole pool (max(4 x LLC, 256
- *	MiB, the largest folio)) are cleared back to back and the loop is
+ *	MiB, the largest folio); -R: a populated region of that size, 2 MiB
+ *	aligned, then used, as make bench's populate-then-use table runs it
+ *	for regions below and above the LLC) are cleared back to back and the loop is
  *	timed as one, so that a cached clear's write-backs, made as later
  *	clears evict its lines, are inside the time; before each timed loop
  *	an untimed read of another 2 x LLC leaves the caches clean (no
@@ -776,7 +778,7 @@ static bool variant_runs(const struct variant *vars, int nv, int v, size_t len)
 
 static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, int pos, bool raw,
 			  const size_t *units, int nunits, bool base32, enum use use,
-			  const struct cache_info *ci)
+			  size_t region, const struct cache_info *ci)
 {
 	bool loop = use == USE_NONE || use == USE_LATER;
 	size_t evict_len = 0;
@@ -796,6 +798,8 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 		pool_len = 256 * MIB;
 	if (pool_len < sizes[nsizes - 1])
 		pool_len = sizes[nsizes - 1];
+	if (region)
+		pool_len = region;
 	pool_len = (pool_len + PMD - 1) & ~(PMD - 1);
 	print_header(ci);
 	if (copy)
@@ -820,9 +824,10 @@ static int cmd_fault_copy(bool copy, int runs, const size_t *sizes, int nsizes, 
 		spool = map_pool(pool_len);
 		memset(spool, 0x5a, pool_len);
 	}
-	printf(": %zu MiB%s, %ld MiB in THPs (max(4 x LLC, 256 MiB, largest folio)),"
+	printf(": %zu MiB%s, %ld MiB in THPs (%s),"
 	       " the next folio-sized slot each iteration\n",
-	       pool_len / MIB, copy ? " each" : "", thp < 0 ? -1 : thp / 1024);
+	       pool_len / MIB, copy ? " each" : "", thp < 0 ? -1 : thp / 1024,
+	       region ? "-R: the populated region" : "max(4 x LLC, 256 MiB, largest folio)");
 	if (copy) {
 		printf("# copy_mc (mainline, copy_user_large_folio()): copy_mc_enhanced_fast_string()"
 		       " (REP MOVSB) per 4 KiB page, in process_huge_page()'s order up to 4 MiB folios"
@@ -1250,7 +1255,7 @@ static int parse_units(const char *arg, size_t *units)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: touch fault|copy [-r runs] [-s size,...] [-f start|middle|end]"
-		   " [-u range|size,...] [-t all|page|none|later] [-m] [-x] [-n]\n"
+		   " [-u range|size,...] [-t all|page|none|later] [-R region] [-m] [-x] [-n]\n"
 		   "       touch pollute [-r runs] [-w size,...] [-d seconds] [-p GB/s] [-x] [-n]\n"
 		   "       sizes with K, M or G; folios: powers of two from 4K to 16G;"
 		   " -n: check only\n");
@@ -1259,7 +1264,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *sizes_arg = "16K,64K,256K,1M,2M,32M,1G", *ws_arg = NULL;
-	size_t sizes[MAX_SIZES], ws[MAX_SIZES], units[2] = { 0 };
+	size_t sizes[MAX_SIZES], ws[MAX_SIZES], units[2] = { 0 }, region = 0;
 	struct cache_info ci;
 	int runs = 5, pos = 0, nsizes = 0, nws = 0, nunits = 1, o;
 	bool base32 = false;
@@ -1276,7 +1281,7 @@ int main(int argc, char **argv)
 	}
 	pollute = !strcmp(argv[1], "pollute");
 	optind = 2;
-	while ((o = getopt(argc, argv, pollute ? "r:w:d:p:xnh" : "r:s:f:u:t:mxnh")) != -1) {
+	while ((o = getopt(argc, argv, pollute ? "r:w:d:p:xnh" : "r:s:f:u:t:R:mxnh")) != -1) {
 		switch (o) {
 		case 'r':
 			runs = strtol(optarg, &end, 10);
@@ -1296,6 +1301,15 @@ int main(int argc, char **argv)
 		case 'u':
 			nunits = parse_units(optarg, units);
 			if (nunits < 0) {
+				usage(stderr);
+				return 2;
+			}
+			break;
+		case 'R':
+			if (!parse_size(optarg, &region) || region < PMD || region % PMD ||
+			    region > 16 * GIB) {
+				fprintf(stderr, "touch: -R %s: want a region of 2M to 16G, a multiple"
+					" of 2M\n", optarg);
 				usage(stderr);
 				return 2;
 			}
@@ -1367,6 +1381,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (region && (use != USE_NONE && use != USE_LATER)) {
+		fprintf(stderr, "touch: -R: with -t none or later only\n");
+		usage(stderr);
+		return 2;
+	}
+	if (region && region < sizes[nsizes - 1]) {
+		fprintf(stderr, "touch: -R: a region of at least the largest folio\n");
+		usage(stderr);
+		return 2;
+	}
 
 	cache_sizes(&ci);
 	/* Refuse what this host cannot hold, before anything runs. */
@@ -1376,6 +1400,8 @@ int main(int argc, char **argv)
 		need = 4 * ci.llc > 256 * MIB ? 4 * ci.llc / MIB : 256;
 		if (need < (long)(sizes[nsizes - 1] / MIB))
 			need = sizes[nsizes - 1] / MIB;
+		if (region)
+			need = region / MIB;
 		if (!strcmp(argv[1], "copy"))
 			need *= 2;
 		if (use == USE_NONE || use == USE_LATER)
@@ -1399,5 +1425,5 @@ int main(int argc, char **argv)
 	if (cpu_allowed(0))
 		pin(0);
 	return cmd_fault_copy(!strcmp(argv[1], "copy"), runs, sizes, nsizes, pos, raw, units, nunits,
-			      base32, use, &ci);
+			      base32, use, region, &ci);
 }

@@ -21,18 +21,19 @@ pools() { cat /sys/kernel/mm/hugepages/*/nr_hugepages 2>/dev/null | xargs; }
 small_bench() {
 	local before after b=$BUILD/bench
 	before=$(pools)
-	ROUNDS=3 RUNS=1 GAP=0 SIZES=16M FOLIOS=64K,2M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
+	ROUNDS=3 RUNS=1 GAP=0 SIZES=16M FOLIOS=64K,2M REGIONS=2M,8M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
 		"$TOP/scripts/bench.sh" >"$BUILD/logs/analysis-bench.log" 2>&1 ||
 		{ tail -20 "$BUILD/logs/analysis-bench.log"; return 1; }
 	after=$(pools)
 	[ "$before" = "$after" ] || { echo "hugetlb pools $before before, $after after"; return 1; }
-	for k in perf fault fault-page fault-none fault-later copy pollute; do
+	for k in perf fault fault-page fault-none fault-later region copy pollute; do
 		awk -v k="$k" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
 			{ echo "bench.runs has no '$k' line"; return 1; }
 	done
 	grep -E "^the vendor's default \(" "$b/bench.txt" || { echo "bench.txt has not read the vendor's default"; return 1; }
 	grep -E '^verdict: ' "$b/bench.txt" || { echo "bench.txt has no verdict against the vendor's default"; return 1; }
 	grep -E 'populate clear' "$b/bench.txt" || { echo "bench.txt has no populate set"; return 1; }
+	grep -E 'the gate: ' "$b/bench.txt" || { echo "bench.txt has no populate gate (populate then use)"; return 1; }
 	# where the host's 2 MiB pool let b. run, populate beside demand
 	if grep -q ' faults perf-2M ' "$b/bench.runs"; then
 		grep -m1 -E ' faults perf-populate-2M ' "$b/bench.runs" ||

@@ -36,6 +36,10 @@
 #   USES=all,page,none,later   c.: how the folio is used after its clear
 #                          (touch fault -t; docs/measurements/README.md)
 #   COPY_FOLIOS=2M,1G      c.: touch copy's (only hugetlb copies large folios)
+#   REGIONS=2M,8M,32M,128M,1G  c.: populate then use: a region of each size
+#                          of 2 MiB folios cleared back to back, then every
+#                          line of it touched (touch fault -s 2M -t later -R;
+#                          the section "region"; empty: not run)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
 #                          decided with (the series v3: 32M)
@@ -111,6 +115,7 @@ harness=${HARNESS-1}
 folios=${FOLIOS-16K,64K,256K,1M,2M,32M,1G}
 uses_list=${USES-all,page,none,later}
 cfolios=${COPY_FOLIOS-2M,1G}
+regions=${REGIONS-2M,8M,32M,128M,1G}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
 base32=${BASE32-1}
@@ -252,7 +257,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -270,7 +275,7 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
@@ -295,6 +300,10 @@ if [ "$harness" = 1 ]; then
 	[ -z "$wsets" ] || targs_pollute+=(-w "$wsets")
 	for u in "${uses[@]}"; do
 		"$touch" fault "${targs_fault[@]}" -t "$u" -n >&2 || die "touch fault -t $u refuses these settings"
+	done
+	targs_region=(-r "$runs" -s 2M -f "$fault" -u "$units" -t later -x)
+	for r in ${regions//,/ }; do
+		"$touch" fault "${targs_region[@]}" -R "$r" -n >&2 || die "touch fault -R $r refuses these settings"
 	done
 	"$touch" copy "${targs_copy[@]}" -n >&2 || die "touch copy refuses these settings"
 	"$touch" pollute "${targs_pollute[@]}" -n >&2 || die "touch pollute refuses these settings"
@@ -379,9 +388,17 @@ b_round() {
 }
 
 # c_round: touch fault for each use (the sections fault, for all, and
-# fault-<use>), touch copy and touch pollute, one round each
+# fault-<use>), populate then use for each region (the section region, its
+# size column the region's), touch copy and touch pollute, one round each
 c_round() {
-	local m o u
+	local m o u r
+	for r in ${regions//,/ }; do
+		o=$out/touch-region-$r.$round.out
+		step "touch fault ${targs_region[*]} -R $r"
+		bg "$o" "$touch" fault "${targs_region[@]}" -R "$r" || die "touch fault -R $r failed"
+		awk -v r="$round" -v k="$(( $(numfmt --from=iec "$r") / 1024 ))" \
+			'$1 == "run" { print r, "region", k, $3, $4, $5 }' "$o" >>"$runsf"
+	done
 	for m in "${uses[@]}" copy pollute; do
 		if [ $m = pollute ]; then
 			o=$out/touch-pollute.$round.out

@@ -52,7 +52,9 @@ COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
 # touch fault -t: how the folio is used after its clear; "fault" is use all.
 # bench.runs names the section fault-<use> for the others.
 USES = {"fault": "all", "fault-page": "page", "fault-none": "none", "fault-later": "later"}
-for _sec in USES:
+# populate then use: a region of R bytes of 2 MiB folios cleared back to back, then every line of it
+# touched (touch fault -s 2M -t later -R R); its rows' size column is the region's
+for _sec in list(USES) + ["region"]:
     MAINLINE.setdefault(_sec, "clear_pages")
     COLD.setdefault(_sec, COLD["fault"])
 USE_TITLE = {
@@ -404,8 +406,9 @@ def perf_tables(run):
     return out
 
 
-def decision_table(runs, sec, margin, title):
-    """c.: the fault or copy table, with decisions and thresholds per variant."""
+def decision_table(runs, sec, margin, title, folios=True):
+    """c.: the fault or copy table, with decisions and thresholds per variant (FOLIOS false: the
+    sizes are regions, the thresholds are not folio sizes)."""
     decs, meds = analyse(runs, sec, margin)
     base = MAINLINE[sec]
     out = [title, "%-5s %-18s %8s %8s %8s  %-22s %s" % ("size", "variant", "first", "touch", "total",
@@ -419,11 +422,16 @@ def decision_table(runs, sec, margin, title):
             rat = "%s [%s-%s] n=%d" % (fmt(d.med), fmt(d.lo), fmt(d.hi), d.n) if d else ""
             out.append("%-5s %-18s %8.1f %8.1f %8.1f  %-22s %s" % (sname(s), v, m[0], m[1], m[2], rat,
                                                                  d.kind if d else "(mainline)"))
-    out.append("thresholds (cold at it and every larger size, as a real folio size):")
+    out.append("thresholds (cold at it and every larger size, as a real folio size):" if folios else
+               "gates (cold at this region and every larger one measured):")
     for v in sorted(decs):
         if v.split("/")[0] not in COLD[sec]:
             continue
         thr, und = threshold(decs[v])
+        if not folios:
+            out.append("  %-18s %s%s" % (v, "from %s" % sname(thr) if thr else "none",
+                                         "".join(", undecided at %s" % sname(x) for x in und)))
+            continue
         real = real_folio(thr) if thr else None
         txt = "none" if not real else "from %s" % sname(thr) + ("" if real == thr else
                                                               " = SZ_%s (%s only)" % (sname(real), sname(real)))
@@ -503,6 +511,10 @@ def tables_text(runs, margin, with_entry=True, unit=None, recorded=((), ())):
     for sec in [x for x in USES if x != "fault" and has_sec(runs, x)]:
         out += decision_table(runs, sec, margin, "c. touch fault -t %s: %s; ns per 4 KiB page, median of the "
                               "per-round medians (touch: the use)" % (USES[sec], USE_TITLE[sec].split(": ", 1)[1]))
+    if has_sec(runs, "region"):
+        out += decision_table(runs, "region", margin, "c. populate then use, by region size: a region of that size of "
+                              "2 MiB folios cleared back to back (first), then one sweep of every line of it "
+                              "(touch); ns per 4 KiB page, median of the per-round medians", folios=False)
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs, margin)
     if with_entry:
@@ -613,7 +625,27 @@ def use_lines(runs, unit, margin):
         r, cs, det = sets[use]
         out.append("  %s: %s" % (title[use], "%s at %s" % (ENUM.get(r, r), orders_text(cs)) if r else "none"))
         out += ["    " + x for x in det]
+        if use == "populate":
+            out += ["    " + x for x in region_gate_lines(runs, margin, r or ("clzero" if runs[0].cpu[4] else "movnti"))]
     return out
+
+
+def region_gate_lines(runs, margin, routine):
+    """The populate gate from the region table: the smallest populated region from which ROUTINE's
+    whole-folio clear is cold with every line of the region then touched, at every larger region
+    measured (a populate below it is used too soon after for cold to win); [] without region rows."""
+    if not has_sec(runs, "region"):
+        return []
+    ser = analyse(runs, "region", margin)[0].get(routine + "/whole", {})
+    if not ser:
+        return []
+    thr, und = threshold(ser)
+    det = ", ".join("%s %s [%s-%s] %s" % (sname(x), fmt(d.med), fmt(d.lo), fmt(d.hi), d.kind)
+                    for x, d in sorted(ser.items()))
+    return ["populate then use (%s/whole, a region of 2 MiB folios, then every line touched): %s" % (routine, det),
+            "the gate: %s" % ("a populate of at least %s (cold there and at every larger region measured)%s"
+                              % (sname(thr), "; undecided at " + ", ".join(map(sname, und)) if und else "")
+                              if thr else "none: not cold at the largest region measured")]
 
 
 def decision_of(runs, unit, margin):

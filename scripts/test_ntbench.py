@@ -155,6 +155,24 @@ class Uses(Base):
         self.assertEqual(sets["fault"][:2], ("movnti", [1048576]))
         self.assertIn("use page does not decide movnti cold at 1G, where use all does", sets["fault"][2][0])
 
+    def test_region_gate(self):
+        # populate then use: cached below the LLC, undecided at it, cold above: the gate is 128M
+        regions = [2048, 8192, 32768, 131072, 1048576]
+        reg = full({"clzero/whole": {2048: 1.3, 8192: 1.2, 32768: [0.9, 1.0, 0.95, 1.02, 0.97], 131072: 0.8,
+                                     1048576: 0.7}, "movnti/whole": 1.1}, regions)
+        d = write_run(os.path.join(self.d, "g"), fault=full({"clzero": 1.3}, [2048]), uses={"region": reg},
+                      unit="range")
+        lines = ntbench.region_gate_lines(ntbench.load(d)[0], 0.02, "clzero")
+        self.assertIn("2M 1.30 [1.30-1.30] cached", lines[0])
+        self.assertIn("32M 0.97 [0.90-1.02] undecided", lines[0])
+        self.assertEqual(lines[1], "the gate: a populate of at least 128M (cold there and at every larger region "
+                                   "measured); undecided at 32M")
+        self.assertEqual(ntbench.region_gate_lines(ntbench.load(d)[0], 0.02, "movnti")[1],
+                         "the gate: none: not cold at the largest region measured")
+        rc, out, _ = cli("tables", d)
+        self.assertIn("c. populate then use, by region size", out)
+        self.assertIn("clzero/whole from 128M, undecided at 32M", out)
+
     def test_tables_show_each_use(self):
         rc, out, _ = cli("tables", self.amd())
         self.assertEqual(rc, 0)
