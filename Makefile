@@ -112,7 +112,7 @@ bisect-broken: realise
 debug: realise
 	@$(S)/debug.sh
 
-## make series-size  the NT series' insertions (at most 1800) and deletions of its own earlier lines (at most 20)
+## make series-size  the NT series' insertions (at most 2000) and deletions of its own earlier lines (at most 20)
 series-size: realise
 	@$(S)/series-size.sh
 
