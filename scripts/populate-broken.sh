@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make populate-broken: shows that the guest's populate_cold check fails
 # when mm wires the cold clear wrong. Two throwaway changes, one at a time:
-# "nopop", faultin_page() no longer turns FOLL_POPULATE into
-# FAULT_FLAG_POPULATE (MADV_POPULATE_WRITE, mlock() and MAP_POPULATE clear
+# "nopop", faultin_page() no longer turns FOLL_PREFAULT into
+# FAULT_FLAG_PREFAULT (MADV_POPULATE_WRITE, mlock() and MAP_POPULATE clear
 # cached); "allcold", folio_zero_user_fault() clears cold for every fault
 # (a user's write fault cold too). Each is booted on qemu64, whose console
 # must show "not ok ... populate_cold" (lib.sh's broken_boots).
@@ -11,6 +11,6 @@
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
 # the guest image with populate-cold (and the selftests)
 "$TOP/scripts/selftests.sh" >/dev/null || die "could not build the guest's test programs"
-break_nopop() { sed -i 's/^\t\tfault_flags |= FAULT_FLAG_POPULATE;$/\t\t;/' "$SRC/mm/gup.c"; }
-break_allcold() { sed -i 's/^\tif (flags & FAULT_FLAG_POPULATE)$/\tif (1)/' "$SRC/mm/internal.h"; }
+break_nopop() { sed -i 's/^\t\tfault_flags |= FAULT_FLAG_PREFAULT;$/\t\t;/' "$SRC/mm/gup.c"; }
+break_allcold() { sed -i 's/^\tif (flags & FAULT_FLAG_PREFAULT)$/\tif (1)/' "$SRC/mm/internal.h"; }
 broken_boots populate-broken '^not ok [0-9]+ populate_cold' "mm/gup.c mm/internal.h" nopop allcold
