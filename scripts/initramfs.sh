@@ -18,7 +18,10 @@ ln -s busybox "$root/bin/sh"
 install -m 755 "$TOP/guest/init" "$root/init"
 # Extra guest payload (test binaries) staged by other targets; GUEST_EXTRA
 # names another folder (the mmtests stage's image).
+# The default payload always has the populate_cold check's program, so that
+# make's own guest runs it.
 extra=${GUEST_EXTRA:-$BUILD/guest-extra}
+[ -n "${GUEST_EXTRA:-}" ] || populate_cold_bin "$extra" || die "populate-cold build failed"
 [ -d "$extra" ] && cp -a "$extra/." "$root/"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

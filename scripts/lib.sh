@@ -228,6 +228,16 @@ uapi_headers() {
 	fi
 }
 
+# populate_cold_bin DIR: the guest's populate_cold program (one way of
+# mapping a 2 MiB folio a run) in DIR/bin, built static when missing or
+# older than its source
+populate_cold_bin() {
+	local bin=$1/bin/populate-cold
+	[ "$bin" -nt "$TOP/guest/populate-cold.c" ] && return 0
+	mkdir -p "$1/bin"
+	gcc -static -O2 -Wall -Werror -o "$bin" "$TOP/guest/populate-cold.c"
+}
+
 # broken_boots STAGE CHECK FILES VARIANT...: shows that a guest check fails
 # when the kernel is wired wrong. For each VARIANT in turn: FILES (space
 # separated, in $SRC) back as committed, then the caller's break_VARIANT

@@ -31,9 +31,8 @@ if grep -E '(pf-hugetlb|hugetlb-fork|hugetlb-exclusive)\.c:[0-9]+:[0-9]+: warnin
 fi
 [ -n "${OUT_DIR:-}" ] && exit 0
 for t in $tests; do cp "$out/$t" "$BUILD/guest-extra/bin/$t"; done
-# The guest's populate_cold check: one way of mapping a 2 MiB folio a run.
-gcc -static -O2 -Wall -Werror -o "$BUILD/guest-extra/bin/populate-cold" \
-	"$TOP/guest/populate-cold.c" || die "populate-cold build failed"
+# The guest's populate_cold check
+populate_cold_bin "$BUILD/guest-extra" || die "populate-cold build failed"
 [ -f "$out/pf-hugetlb" ] || die "no pf-hugetlb in this tree"
 
 [ "${1:-}" = run ] || exit 0
