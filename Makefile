@@ -162,7 +162,7 @@ status:
 	@$(S)/status.sh
 
 clean:
-	rm -rf build/obj build/bisect-obj build/bisect-broken-obj build/bisect-selftests build/headers build/debug-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj build/stable/*/*-obj \
+	rm -rf build/obj build/bisect-obj build/bisect-broken-small build/bisect-broken-head build/bisect-selftests build/headers build/debug-obj build/mmtests-sel build/mmtests-extra build/mmtests-initramfs.cpio build/i386-obj build/arm64-obj build/docs build/hugetlb-base-obj build/hugetlb-fix-obj build/stable/*/*-obj \
 		build/logs build/results build/initramfs.cpio build/deb build/package-extra build/package-initramfs.cpio
 
 ## make distclean  remove build/ (refuses if work is not exported)

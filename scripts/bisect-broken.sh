@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Shows that the bisect stage fails a commit that uses what a later commit
 # adds: a throwaway branch of the series (bisect-broken, in the realised
-# tree itself, built in its own folder build/bisect-broken-obj) with a
+# tree itself, built in folders of its own) with a
 # commit after patch 1 that calls nt_broken() from mm/page_alloc.c, and a
 # last commit that defines it in arch/x86/kernel/cpu/nt_quirks.c.
 # scripts/bisect.sh on it must fail that commit and every one after it up
 # to the last (vmlinux does not link: undefined nt_broken), and pass patch
 # 1 and the last. The branch is the realised tree's; the kernel build
-# folders of the stage are not touched (bisect-broken-obj/small has the
-# bisect config's commits, bisect-broken-obj/head the last one's main
-# config; perf and the selftests build in their usual folders, and the
+# folders of the stage are not touched (build/bisect-broken-small has the
+# bisect config's commits, build/bisect-broken-head the last one's main
+# config, both at the depth of the stage's own folders, so that the
+# compiler cache, whose keys hold paths relative to the build folder
+# (lib.sh), serves them; perf and the selftests build in their usual folders, and the
 # selftests' uapi headers, the same at every commit, are build/obj's), and the tree
 # is back on its branch at the end (kbuild rebuilds there what the
 # checkouts changed). The branch and the build folder are removed at the
@@ -21,16 +23,16 @@
 branch=$(git -C "$SRC" symbolic-ref -q --short HEAD) || die "$SRC is not on a branch"
 [ "$branch" != bisect-broken ] ||
 	die "$SRC is on bisect-broken (a run stopped half-way?): git -C $SRC checkout master"
-bobj=$BUILD/bisect-broken-obj
+bobj=$BUILD/bisect-broken	# -small, -head
 log=$BUILD/logs/bisect-broken.log
 mkdir -p "$BUILD/logs"
 cleanup() {
 	git -C "$SRC" checkout -q -f "$branch"
 	git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
-	rm -rf "$bobj"
+	rm -rf "$bobj-small" "$bobj-head"
 }
 git -C "$SRC" branch -q -D bisect-broken 2>/dev/null || true
-rm -rf "$bobj"
+rm -rf "$bobj-small" "$bobj-head"
 trap cleanup EXIT
 
 # The kernel patches of the series (not tools/ or Documentation/ only).
@@ -68,7 +70,7 @@ g commit -q -a -m "broken: define nt_broken()"
 
 counts=$BUILD/results/bisect.counts
 [ -f "$counts" ] && cp "$counts" "$counts.keep"
-OBJ=$bobj/head BISECT_OBJ=$bobj/small BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
+OBJ=$bobj-head BISECT_OBJ=$bobj-small BISECT_LOGS=$BUILD/logs/bisect-broken "$TOP/scripts/bisect.sh" >"$log" 2>&1 || true
 if [ -f "$counts.keep" ]; then mv "$counts.keep" "$counts"; else rm -f "$counts"; fi
 cat "$log"
 # Expected: patch 1 and the last commit pass, every commit between that

@@ -82,10 +82,11 @@ build_at() {
 	done
 	[ -n "$asm" ] || return 0
 	local out
-	# One job: kbuild may make a target asked for by name twice in
-	# arch/x86/lib (for lib.a and as the target), and two jobs race on its
-	# .d file ("fixdep: error opening file"); with ccache's hits both
-	# finish at once and the race is lost (seen at the KUnit commit).
+	# One job: once (a clean clone, at the KUnit commit) this make failed
+	# with "fixdep: error opening file: arch/x86/lib/.cold_pages_kunit.s.d"
+	# and did not again when run alone; two jobs in one make are the only
+	# concurrency here, so one job rules it out (the sparse stage runs one
+	# job for a race it saw in arch/x86/lib). The cause is not shown.
 	# shellcheck disable=SC2086
 	out=$(JOBS=1 kmake -s -k W=1 $asm 2>&1) || out="$out
 W=1 make of$asm failed (exit $?)"

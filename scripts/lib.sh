@@ -46,7 +46,9 @@ UAPI_OBJ=$BUILD/obj
 # (CCACHE_DEPEND): a miss runs the compiler once, no extra preprocessor run
 # (CCACHE_NODEPEND=1: the default mode). CCACHE_BASEDIR is the clone, so that
 # the kernel's absolute -I paths (O= outside the tree) hash the same in
-# another clone; the compiler then sees them relative to the build folder.
+# another clone; the compiler then sees them relative to the build folder,
+# so a hit needs a build folder at the same depth below the clone
+# (build/<name>: bisect-broken's folders are build/bisect-broken-*).
 # Bounded at $NT_CCACHE_SIZE (5G, ccache's own default) unless the user's
 # ccache.conf or CCACHE_MAXSIZE sets a bound: one make check from an empty
 # cache stored 0.15 GB (compressed; 8401 compiles), so 5G keeps some thirty
