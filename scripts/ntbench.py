@@ -847,7 +847,7 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
     return out, None
 
 
-def decision_lines(runs, unit, margin, name, tree=None, patches=None):
+def decision_lines(runs, unit, margin, name):
     """The sets per use, the verdict against the vendor's default and the ratios they rest on, for
     pooled RUNS: (lines, entry)."""
     n = rounds_of(runs)
@@ -857,7 +857,7 @@ def decision_lines(runs, unit, margin, name, tree=None, patches=None):
            "nt_bad_cpus[] (nt_quirks.c) only where the default loses:" % (
                cpu_text(runs[0].cpu), unit, n, 100 * confidence(n),
                "; fewer than 3 rounds: all undecided" if n < 3 else "")]
-    dl, quirk = default_lines(runs, unit, margin, tree, patches)
+    dl, quirk = default_lines(runs, unit, margin)
     out += use_lines(runs, unit, margin) + dl
     if quirk:
         out.append(quirk)
