@@ -3,7 +3,7 @@
 #   make            install what is missing, realise, build, boot one model
 #   make check      every test; ends with "N passed, N failed"
 
-CPU ?= qemu64
+CPU ?= EPYC-Milan
 S := scripts
 
 .DEFAULT_GOAL := demo

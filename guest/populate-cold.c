@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * populate-cold <way>: map one 2 MiB folio one way (a write fault, or a
- * populate: MADV_POPULATE_WRITE, mlock(), MAP_POPULATE, fallocate() on a
- * hugetlb memfd), for guest/init's populate_cold check, which counts the
- * kernel's cold and cached clears around it. Exit 1 if the way failed.
+ * populate-cold <way> [MiB]: map a region of 2 MiB folios (one by default)
+ * one way (a write fault, or a populate: MADV_POPULATE_WRITE, mlock(),
+ * MAP_POPULATE, fallocate() on a hugetlb memfd), in one request, for
+ * guest/init's populate_cold check, which counts the kernel's cold and
+ * cached clears around it. Exit 1 if the way failed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,7 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SZ (2UL << 20)
+#define FOLIO (2UL << 20)
+static unsigned long SZ = FOLIO;
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -24,11 +26,12 @@
 
 static char *thp_area(void)
 {
-	char *p = mmap(NULL, 2 * SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, SZ + FOLIO, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	p = (char *)(((uintptr_t)p + SZ - 1) & ~(SZ - 1));
+	p = (char *)(((uintptr_t)p + FOLIO - 1) & ~(FOLIO - 1));
 	if (madvise(p, SZ, MADV_HUGEPAGE))
 		return NULL;
 	return p;
@@ -46,12 +49,20 @@ int main(int argc, char **argv)
 {
 	const char *w = argc > 1 ? argv[1] : "";
 	char *p = NULL;
+	unsigned long i;
 	int fd;
+
+	if (argc > 2)
+		SZ = strtoul(argv[2], NULL, 0) * (1UL << 20);
+	if (!SZ || SZ % FOLIO) {
+		fprintf(stderr, "populate-cold: the size must be a multiple of 2 MiB\n");
+		return 2;
+	}
 
 	if (!strcmp(w, "thp-fault")) {
 		p = thp_area();
-		if (p)
-			p[0] = 1;
+		for (i = 0; p && i < SZ; i += FOLIO)
+			p[i] = 1;
 	} else if (!strcmp(w, "thp-madvise")) {
 		p = thp_area();
 		if (p && madvise(p, SZ, MADV_POPULATE_WRITE))
@@ -62,8 +73,8 @@ int main(int argc, char **argv)
 			p = NULL;
 	} else if (!strcmp(w, "hugetlb-fault")) {
 		p = huge_area(0);
-		if (p)
-			p[0] = 1;
+		for (i = 0; p && i < SZ; i += FOLIO)
+			p[i] = 1;
 	} else if (!strcmp(w, "hugetlb-madvise")) {
 		p = huge_area(0);
 		if (p && madvise(p, SZ, MADV_POPULATE_WRITE))
@@ -76,7 +87,7 @@ int main(int argc, char **argv)
 			p = (char *)1;
 	} else {
 		fprintf(stderr, "usage: populate-cold thp-fault|thp-madvise|thp-mlock|"
-			"hugetlb-fault|hugetlb-madvise|hugetlb-map-populate|hugetlb-fallocate\n");
+			"hugetlb-fault|hugetlb-madvise|hugetlb-map-populate|hugetlb-fallocate [MiB]\n");
 		return 2;
 	}
 	if (!p) {

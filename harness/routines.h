@@ -77,7 +77,7 @@ static inline bool cpuid_bit(unsigned int leaf, unsigned int sub, int reg, int b
 static inline bool have_erms(void) { return cpuid_bit(7, 0, 1, 9); }
 static inline bool have_movdir64b(void) { return cpuid_bit(7, 0, 2, 28); }
 
-/* CLZERO, with the 64-byte line X86_FEATURE_NT_CLZERO also asks for. */
+/* CLZERO, with the 64-byte line the kernel's CLZERO loop takes (nt_init()). */
 static inline bool have_clzero(void)
 {
 	unsigned int a, b, c, d;
@@ -109,7 +109,7 @@ static inline void cpu_ident(char *vendor, unsigned int *fam, unsigned int *mode
 
 /*
  * The cold clear the kernel runs on this CPU where its policy clears cold:
- * CLZERO with CLZERO and 64-byte lines (X86_FEATURE_NT_CLZERO), MOVNTI
+ * CLZERO where the CPU has it (with 64-byte lines, as nt_init() asks), MOVNTI
  * otherwise.
  */
 static inline const char *nt_cold_clear(void)

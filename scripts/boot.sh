@@ -45,6 +45,8 @@ else
 fi
 [ $check_only = 1 ] && exit 0
 kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
+# Rows named *+debian boot the Debian-config kernel (lib.sh's debian_kernel).
+case $name in *+debian) kernel=${KERNEL:-$DEBIAN_OBJ/arch/x86/boot/bzImage} ;; esac
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 initrd=${INITRD:-$BUILD/initramfs.cpio}
 [ -f "$initrd" ] || "$TOP/scripts/initramfs.sh" "$initrd"

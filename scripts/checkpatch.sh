@@ -41,7 +41,7 @@ $f: no MAINTAINERS entry covers this new file"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 i=0
-for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(stable_series_files); do
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(workshop_series_files) $(stable_series_files); do
 	i=$((i + 1))
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
 	check_one "$p" "$tmp/$i" &

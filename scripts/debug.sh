@@ -23,7 +23,7 @@
 
 # One NT-good Intel row, one NT-bad (table) row, one AMD row, and the lazy
 # preemption model (x86 in 7.3 has no PREEMPT_NONE: see config/debug.config).
-# The Icelake-Server rows boot with no5lvl: QEMU's Icelake-Server has LA57,
+# The GraniteRapids-X rows (QEMU's Icelake-Server model) boot with no5lvl: it has LA57,
 # and with 5-level paging an interrupt that lands while identify_cpu()
 # has cleared boot_cpu_data's capabilities (arch_cpu_finalize_init(), IRQs
 # on) sees pgtable_l5_enabled() false, so KASAN's shadow range is computed
@@ -33,8 +33,8 @@
 # "[PATCH v1] kasan: Fix false-positive wild-memory-access on x86 under
 # 5-level paging"). The series has no 5-level-specific code; the matrix
 # stage boots Icelake-Server with LA57.
-cold2m=nt_knobs=0x403fc,0x40200
-rows=${DEBUG_ROWS:-"Icelake-Server@no5lvl@$cold2m Skylake-Server@$cold2m EPYC-Milan@$cold2m Icelake-Server@no5lvl@preempt=lazy@$cold2m"}
+cold2m=nt_knobs=0x403fc,0x40200,0
+rows=${DEBUG_ROWS:-"GraniteRapids-X@no5lvl@$cold2m Skylake-Server@$cold2m EPYC-Milan@$cold2m GraniteRapids-X@no5lvl@preempt=lazy@$cold2m"}
 res=$BUILD/results
 mkdir -p "$res" "$BUILD/logs"
 pass=0 fail=0 n=0

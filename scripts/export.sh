@@ -8,7 +8,10 @@
 # cover letter generated from patches/cover-letter.txt); and the perf
 # series, the commits on top that touch only tools/perf/, in patches/perf/
 # (its own series file and cover letter, from patches/perf/cover-letter.txt),
-# since it goes to the perf tree. Each folder's cover letter comes from its
+# since it goes to the perf tree; and the workshop's own patches (test
+# knobs, never posted), the last commits, as many as patches/workshop/series
+# names (WORKSHOP_PATCHES=<n> after adding or dropping one), in
+# patches/workshop/. Each folder's cover letter comes from its
 # cover-letter.txt.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,9 +29,14 @@ nh=${HUGETLB_PATCHES:-$(hugetlb_series_files | wc -l)}
 hsplit=base
 [ "$nh" -gt 0 ] && hsplit=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${nh}p")
 
-# The perf series: the longest run of commits at the top touching only tools/perf/.
-split=HEAD np=0
-for c in $(git -C "$SRC" rev-list "$hsplit"..HEAD); do
+# The workshop's patches: the last $nw commits, an explicit boundary too.
+nw=${WORKSHOP_PATCHES:-$(workshop_series_files | wc -l)}
+[ $((nh + nw)) -lt "$n" ] || die "the hugetlb and workshop patches ($nh + $nw) leave no commit for the kernel series ($n commits)"
+wsplit=HEAD~$nw
+
+# The perf series: the longest run of commits below them touching only tools/perf/.
+split=$wsplit np=0
+for c in $(git -C "$SRC" rev-list "$hsplit".."$wsplit"); do
 	git -C "$SRC" diff-tree --no-commit-id --name-only -r "$c" | grep -qv '^tools/perf/' && break
 	split=$c^ np=$((np + 1))
 done
@@ -78,7 +86,7 @@ else
 fi
 # The kernel series names the hugetlb series as its prerequisite
 # (format-patch --base: base-commit and prerequisite-patch-id lines).
-format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v5"
+format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v6"
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
@@ -87,13 +95,22 @@ mkdir -p "$PATCHES/perf"
 rm -f "$PATCHES"/perf/[0-9][0-9][0-9][0-9]-*.patch
 if [ "$np" -gt 0 ]; then
 	# The perf patches touch only tools/perf/ and apply to base as well.
-	format_series "$split" HEAD perf "$PATCHES/perf/cover-letter.txt"
+	format_series "$split" "$wsplit" perf "$PATCHES/perf/cover-letter.txt"
 	cp "$tmp"/perf/*.patch "$PATCHES/perf/"
 	(cd "$tmp/perf" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/perf/series"
 else
 	: >"$PATCHES/perf/series"
 fi
-note "exported $nh hugetlb patches to patches/hugetlb/, $((n - nh - np)) kernel patches to patches/ and $np perf patches to patches/perf/ (base $BASE_VERSION)"
+mkdir -p "$PATCHES/workshop"
+rm -f "$PATCHES"/workshop/[0-9][0-9][0-9][0-9]-*.patch
+if [ "$nw" -gt 0 ]; then
+	format_series "$wsplit" HEAD workshop none
+	cp "$tmp"/workshop/*.patch "$PATCHES/workshop/"
+	(cd "$tmp/workshop" && ls [0-9][0-9][0-9][0-9]-*.patch) >"$PATCHES/workshop/series"
+else
+	: >"$PATCHES/workshop/series"
+fi
+note "exported $nh hugetlb patches to patches/hugetlb/, $((n - nh - np - nw)) kernel patches to patches/, $np perf patches to patches/perf/ and $nw workshop patches to patches/workshop/ (base $BASE_VERSION)"
 git -C "$TOP" status --short -- patches | sed 's/^/   /' >&2
 # Issue 10: the placeholder identity cannot be applied by a maintainer (the
 # DCO names a person who certifies it). Say so while it is the author.

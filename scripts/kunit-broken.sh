@@ -5,7 +5,7 @@
 # its exception path (.E_movnti in arch/x86/lib/copy_mc_64.S), one at a
 # time: "shift5", the blocks left times 32 instead of 64 (shlq $5); "zero",
 # a residue of 0 (the count of blocks never moved into %rax). Each is
-# booted on qemu64, whose console must show "not ok ...
+# booted on EPYC-Milan, whose console must show "not ok ...
 # cold_copy_fault_test" (lib.sh's broken_boots).
 . "$(dirname "$0")/lib.sh"
 

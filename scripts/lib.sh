@@ -100,6 +100,21 @@ series_files() { series_of "$PATCHES"; }
 # The perf series (patches/perf/, for the perf tree), in order.
 perf_series_files() { series_of "$PATCHES/perf"; }
 
+# The kernel of the matrix rows named *+debian: tinyconfig + nt.config +
+# debian.config (Debian's init_on_alloc, THP and preemption), in
+# build/debian-obj; built incrementally, one build at a time.
+DEBIAN_OBJ=$BUILD/debian-obj
+debian_kernel() {
+	mkdir -p "$DEBIAN_OBJ" "$BUILD/logs"
+	OBJ=$DEBIAN_OBJ FRAGMENTS="$TOP/config/nt.config $TOP/config/debian.config" \
+		flock "$BUILD/.debian-obj.lock" "$TOP/scripts/build.sh" >"$BUILD/logs/debian-build.log" 2>&1 ||
+		{ echo "the Debian-config kernel did not build: $BUILD/logs/debian-build.log" >&2; return 1; }
+}
+
+# The workshop's own patches (patches/workshop/: test knobs), applied last,
+# never posted.
+workshop_series_files() { series_of "$PATCHES/workshop"; }
+
 # The hugetlb fixes' stable backports (patches/hugetlb/stable-<v>/)
 stable_series_files() {
 	local d
@@ -110,7 +125,7 @@ stable_series_files() {
 # Patch-ids of the exported series (hugetlb, kernel and perf), one a line.
 exported_patch_ids() {
 	local f
-	for f in $(hugetlb_series_files) $(series_files) $(perf_series_files); do
+	for f in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(workshop_series_files); do
 		git patch-id --stable <"$f" | awk '{print $1}'
 	done | sort -u
 }
@@ -245,8 +260,10 @@ populate_cold_bin() {
 # broken_boots STAGE CHECK FILES VARIANT...: shows that a guest check fails
 # when the kernel is wired wrong. For each VARIANT in turn: FILES (space
 # separated, in $SRC) back as committed, then the caller's break_VARIANT
-# makes its throwaway change; the guest kernel is rebuilt (build/obj,
-# incremental) and booted on qemu64; the variant passes when the console
+# makes its throwaway change (and may set broken_append, extra kernel
+# command line for that boot); the guest kernel is rebuilt (build/obj,
+# incremental) and booted on $BROKEN_ROW (a matrix row, default EPYC-Milan:
+# a Zen part, where the series is on); the variant passes when the console
 # has a line matching CHECK (an ERE: the check's "not ok"). The caller's
 # explain LOG prints what the check said (default: that line and the next).
 # KTAP out, counts in build/results/STAGE.counts; at exit FILES are restored
@@ -266,6 +283,7 @@ broken_boots() {
 	for v in "$@"; do
 		# shellcheck disable=SC2086 # FILES is a list
 		git -C "$SRC" checkout -q -- $files
+		broken_append=""
 		"break_$v"
 		log=$BUILD/logs/$stage-$v.log ok=0
 		# shellcheck disable=SC2086
@@ -275,7 +293,7 @@ broken_boots() {
 			why="the broken tree did not build: $(tail -3 "$log.build")"
 		else
 			"$TOP/scripts/initramfs.sh" "$BUILD/initramfs.cpio" >/dev/null 2>&1 || true
-			"$TOP/scripts/boot.sh" -q -l "$log" qemu64 || true
+			"$TOP/scripts/boot.sh" -q -l "$log" -a "$broken_append" "${BROKEN_ROW:-EPYC-Milan}" || true
 			if grep -qE "$check" "$log"; then
 				ok=1 why=$(explain "$log")
 			else

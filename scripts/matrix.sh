@@ -32,6 +32,8 @@ else
 	runs=$(awk '{print $1}' <<<"$rows")
 fi
 [ -n "$runs" ] || die "no matrix rows selected (ROWS='${ROWS:-}')"
+# The Debian-config kernel, for the rows that boot it.
+case " $runs" in *+debian*) debian_kernel || die "no Debian-config kernel" ;; esac
 
 # boot_row <run>: boots it; "<booted> <seconds>" in its log's .rc file.
 boot_row() {

@@ -58,10 +58,12 @@ tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hu
 # <test>:<routine>[,<routine>]: the cold routines (clear: clear_pages_cold(),
 # copy: copy_mc_pages_cold()) each of these tests calls in the cold boot.
 reach="cow:clear,copy hugetlb-madvise:clear,copy madv_populate:clear"
-# One NT-good Intel row and one AMD row (matrix.tsv).
-rows=${MMTESTS_ROWS:-"EmeraldRapids-X EPYC-Milan"}
+# One NT-good Intel row and one AMD row (matrix.tsv), and the AMD row with
+# Debian's kernel options (config/debian.config: init_on_alloc, so the
+# page allocator zeroes THP populates cold).
+rows=${MMTESTS_ROWS:-"GraniteRapids-X EPYC-Milan EPYC-Milan+debian"}
 # MMTESTS_COLD_ARGS: the cold boot's command line (default: the sets the debug stage uses).
-cold_args=${MMTESTS_COLD_ARGS:-"nt_knobs=0x403fc,0x40200"}
+cold_args=${MMTESTS_COLD_ARGS:-"nt_knobs=0x403fc,0x40200,0"}
 off_args="nt_stores=off"
 
 res=$BUILD/results
@@ -334,6 +336,13 @@ fi
 ok=0
 mbuild && ok=1
 ktap $ok mmtests_kernel_builds "$(tail -5 "$logs/mmtests-build.log")"
+case " $rows" in
+*+debian*)
+	dok=0
+	debian_kernel && grep -qx CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y "$DEBIAN_OBJ/.config" && dok=1
+	ktap $dok mmtests_debian_kernel_builds "$(tail -5 "$BUILD/logs/debian-build.log")"
+	[ $dok = 1 ] || ok=0 ;;
+esac
 for o in ADVISE_SYSCALLS PROC_PAGE_MONITOR SWAP ZRAM GUP_TEST THP_SWAP TRANSPARENT_HUGEPAGE HUGETLBFS; do
 	grep -qx "CONFIG_$o=y" "$mobj/.config" 2>/dev/null || { ok=0; echo "# CONFIG_$o is not set"; }
 done
@@ -363,7 +372,8 @@ for row in $rows; do
 		case $mode in
 		cold) # the sets its nt_knobs= wrote, as debugfs prints them
 			k=$(sed -n 's/.*nt_knobs=\([^ ]*\).*/\1/p' <<<"$cold_args")
-			want="nt_good=1 ${k:+populate_orders=$(printf '0x%x' "${k%,*}") copy_orders=$(printf '0x%x' "${k#*,}")}" ;;
+			kr=${k#*,}
+			want="nt_good=1 ${k:+populate_orders=$(printf '0x%x' "${k%%,*}") copy_orders=$(printf '0x%x' "${kr%%,*}")}" ;;
 		off) want='nt_good=0 ' ;;
 		esac
 		ok=0; [ $r = 0 ] && grep -q "$want" <<<"$st" && ok=1

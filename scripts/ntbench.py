@@ -658,7 +658,8 @@ def decision_of(runs, unit, margin):
 
 # ---- the vendor's default, as the tree has it ---------------------------------
 
-# The file whose init calls nt_init(c, <populate>, <copy>) for a vendor, in arch/x86/kernel/cpu/
+# The file whose init calls nt_init(c, <populate>, <populate_min>, <copy>) for a vendor (v5:
+# nt_init(c, <populate>, <copy>)), in arch/x86/kernel/cpu/
 VENDOR_FILE = {"GenuineIntel": "intel.c", "AuthenticAMD": "amd.c", "HygonGenuine": "hygon.c",
                "CentaurHauls": "centaur.c", "  Shanghai  ": "zhaoxin.c"}
 VENDOR_NAME = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "HygonGenuine": "Hygon"}
@@ -668,7 +669,12 @@ KIB_OF_ORDER = {o: k for k, o in ORDER_OF.items()}
 _TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TREE = os.path.join(_TOP, "build", "linux")
 PATCHES = os.path.join(_TOP, "patches")
-Default = namedtuple("Default", "origin call cond populate copy")   # populate, copy: sets of orders
+# populate, copy: sets of orders; gate: the smallest populate cleared cold, in KiB (0: every one)
+Default = namedtuple("Default", "origin call cond populate copy gate")
+# The intel-family.h names a condition may compare c->x86_vfm with: (family, model)
+VFM = {"INTEL_SKYLAKE_X": (6, 0x55), "INTEL_ICELAKE_X": (6, 0x6A), "INTEL_SAPPHIRERAPIDS_X": (6, 0x8F),
+       "INTEL_EMERALDRAPIDS_X": (6, 0xCF), "INTEL_GRANITERAPIDS_X": (6, 0xAD),
+       "INTEL_GRANITERAPIDS_D": (6, 0xAE), "INTEL_ROCKETLAKE": (6, 0xA7)}
 
 
 def vendor_source(vendor, tree=None, patches=None):
@@ -716,15 +722,32 @@ def parse_orders(expr):
     return out
 
 
+def parse_size(expr):
+    """'SZ_8M' -> 8192 (KiB), 'SZ_1G' -> 1048576, '0' -> 0; None where it is not of that form."""
+    e = expr.strip()
+    if e == "0":
+        return 0
+    m = re.fullmatch(r"SZ_(\d+)([KMG])", e)
+    return int(m.group(1)) * {"K": 1, "M": 1024, "G": 1 << 20}[m.group(2)] if m else None
+
+
 def vendor_defaults(text, origin=""):
-    """The nt_init() calls in TEXT as Defaults; cond: the `if` on the line above the call, or ''."""
+    """The nt_init() calls in TEXT as Defaults; cond: the `if` on the line above the call, or ''.
+    nt_init(c, populate, populate_min, copy); the v5 form nt_init(c, populate, copy) has gate 0."""
     out = []
-    for m in re.finditer(r"\bnt_init\(\s*c\s*,\s*([^;]*?)\s*,\s*([^;]*?)\s*\);", text):
+    for m in re.finditer(r"\bnt_init\(\s*c\s*,([^;]*?)\);", text):
+        args = [a.strip() for a in m.group(1).split(",")]
+        if len(args) == 3:
+            pop, gate, cow = parse_orders(args[0]), parse_size(args[1]), parse_orders(args[2])
+        elif len(args) == 2:
+            pop, gate, cow = parse_orders(args[0]), 0, parse_orders(args[1])
+        else:
+            pop = gate = cow = None
         before = text[:m.start()].rstrip(" \t").split("\n")
         prev = before[-2].strip() if len(before) > 1 else ""
         pm = re.fullmatch(r"(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?", prev)
         out.append(Default(origin, re.sub(r"\s+", " ", m.group(0)), pm.group(1) if pm else "",
-                           parse_orders(m.group(1)), parse_orders(m.group(2))))
+                           pop, cow, gate))
     return out
 
 
@@ -739,7 +762,8 @@ def features_of(run):
 def cond_holds(cond, run):
     """Whether the C condition COND of a vendor init holds on RUN's CPU: True, False, or None where
     the run does not record what it tests. Knows cpu_has(c, X86_FEATURE_X) and boot_cpu_has() (the
-    flag x in /proc/cpuinfo; ZEN: AMD family 0x17 on), c->x86 compared with a number, ! and &&."""
+    flag x in /proc/cpuinfo; ZEN: AMD family 0x17 on), c->x86 compared with a number, c->x86_vfm
+    == or != a name of VFM, ! and &&."""
     if not cond:
         return True
     vendor, fam, clz = run.cpu[0], run.cpu[1], run.cpu[4]
@@ -754,7 +778,11 @@ def cond_holds(cond, run):
         v = None
         m = re.fullmatch(r"(?:cpu_has\(\s*c\s*,\s*|boot_cpu_has\(\s*)X86_FEATURE_(\w+)\s*\)", p)
         c = re.fullmatch(r"c->x86\s*(>=|==|!=|<=|>|<)\s*(0x[0-9a-fA-F]+|\d+)", p)
-        if m:
+        vf = re.fullmatch(r"c->x86_vfm\s*(==|!=)\s*(\w+)", p)
+        if vf and vf.group(2) in VFM:
+            same = vendor == "GenuineIntel" and (fam, run.cpu[2]) == VFM[vf.group(2)]
+            v = same if vf.group(1) == "==" else not same
+        elif m:
             flag = m.group(1).lower()
             if flag == "zen":
                 v = vendor == "AuthenticAMD" and fam >= 0x17
@@ -803,8 +831,8 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
     if holds is None:
         out.append("  whether its condition holds on this part is not recorded by the run (bench.meta's "
                    "features): compared as if it does")
-    if d.populate is None or d.copy is None:
-        out.append("  its arguments are not of the form BIT(<order>) | ... or 0: no verdict")
+    if d.populate is None or d.copy is None or d.gate is None:
+        out.append("  its arguments are not of the form BIT(<order>) | ... or 0, SZ_<n><K|M|G> or 0: no verdict")
         return out, None
     decs = {sec: analyse(runs, sec, margin)[0] for sec in list(USES) + ["copy"] if has_sec(runs, sec)}
     pop_r = "clzero" if run.cpu[4] else "movnti"
@@ -831,6 +859,22 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
         extra = [o for o in sorted(ORDER_OF[x] for x in cold_sizes(ser)) if o not in orders]
         if extra:
             gain.append("%s orders %s (%s)" % (use, ", ".join(map(str, extra)), ENUM.get(r, r)))
+    # The gate: every populated region measured at or above it, then used, must be cold.
+    if d.populate and has_sec(runs, "region"):
+        reg = analyse(runs, "region", margin)[0].get(pop_r + "/whole", {})
+        at = {k: v for k, v in reg.items() if k >= d.gate}
+        what = "the gate (populates from %s, %s/whole)" % (sname(d.gate) if d.gate else "any size", pop_r)
+        if not at:
+            und.append("%s: no region at or above it measured" % what)
+            out.append("  %s: no region at or above it measured" % what)
+        else:
+            line = "%s: %s" % (what, ", ".join("%s %s [%s-%s] %s" % (sname(k), fmt(v.med), fmt(v.lo), fmt(v.hi),
+                                                                     v.kind) for k, v in sorted(at.items())))
+            out.append("  " + line)
+            if any(v.kind == "cached" for v in at.values()):
+                lose.append(line)
+            elif any(v.kind != "cold" for v in at.values()):
+                und.append(line)
     out.append("  a user's fault: cleared cached on every part (the tree has no set for it)")
     if lose:
         out.append("verdict: %s's default loses on this part at %s. Its line in nt_bad_cpus[] (nt_quirks.c), "

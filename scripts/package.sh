@@ -107,8 +107,8 @@ GUEST_EXTRA=$extra "$TOP/scripts/initramfs.sh" "$initrd"
 
 # Boot 1: the packaged kernel decides as the build stage's does, and
 # bench-kernel runs (2 MiB pages only: guest/bench-kernel-test says why).
-# Icelake-Server: MOVNTI populate clear, no cold copy.
-cpu=${PACKAGE_CPU:-Icelake-Server}
+# GraniteRapids-X: MOVNTI populate clear, no cold copy.
+cpu=${PACKAGE_CPU:-GraniteRapids-X}
 glog=$logd/package-boot.log
 ok=1
 KERNEL=$un/boot/vmlinuz-$krel INITRD=$initrd BOOT_HUGE= BOOT_PF_1G=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900} \

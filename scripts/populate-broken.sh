@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # make populate-broken: shows that the guest's populate_cold check fails
-# when mm wires the cold clear wrong. Two throwaway changes, one at a time:
+# when mm wires the cold clear wrong. Four throwaway changes, one at a time:
 # "nopop", faultin_page() no longer turns FOLL_PREFAULT into
 # FAULT_FLAG_PREFAULT (MADV_POPULATE_WRITE, mlock() and MAP_POPULATE clear
 # cached); "allcold", folio_zero_user_fault() clears cold for every fault
-# (a user's write fault cold too). Each is booted on qemu64, whose console
-# must show "not ok ... populate_cold" (lib.sh's broken_boots).
+# (a user's write fault cold too); "nogate", populate_is_cold() ignores the
+# size gate (a populate below it cold too); "noalloc", booted with
+# init_on_alloc=1, the page allocator ignores memalloc_cold_save() (THP
+# populates clear cached). Each is booted on EPYC-Milan, whose console must
+# show "not ok ... populate_cold" (lib.sh's broken_boots).
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no realised tree at $SRC (make realise)"
@@ -13,4 +16,11 @@
 "$TOP/scripts/selftests.sh" >/dev/null || die "could not build the guest's test programs"
 break_nopop() { sed -i 's/^\t\tfault_flags |= FAULT_FLAG_PREFAULT;$/\t\t;/' "$SRC/mm/gup.c"; }
 break_allcold() { sed -i 's/^\tif (flags & FAULT_FLAG_PREFAULT)$/\tif (1)/' "$SRC/mm/internal.h"; }
-broken_boots populate-broken '^not ok [0-9]+ populate_cold' "mm/gup.c mm/internal.h" nopop allcold
+break_nogate() { sed -i 's/ && bytes >= arch_populate_cold_min();$/;/' "$SRC/include/linux/highmem.h"; }
+break_noalloc() {
+	sed -i 's/^\treturn unlikely(current->flags & PF_MEMALLOC_COLD) && in_task() &&$/\treturn false \&\& in_task() \&\&/' \
+		"$SRC/mm/page_alloc.c"
+	broken_append=init_on_alloc=1
+}
+broken_boots populate-broken '^not ok [0-9]+ populate_cold' \
+	"mm/gup.c mm/internal.h include/linux/highmem.h mm/page_alloc.c" nopop allcold nogate noalloc

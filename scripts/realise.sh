@@ -2,7 +2,7 @@
 # Realise the series: unpack the base tree into $SRC as a git repository
 # (one commit tagged 'base'), then apply the series with git am: the
 # hugetlb fix series (patches/hugetlb/series) first, then patches/series,
-# then patches/perf/series.
+# then patches/perf/series, then the workshop's own patches/workshop/series.
 # Refuses to touch a tree that holds work not yet exported to patches/.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +20,7 @@ $dirty"
 	[ -z "$lost" ] || die "$SRC holds commits not exported to patches/; run 'make export' (or drop them) first:
 $lost"
 	# Same base and every commit already exported: is HEAD the series?
-	want=$( (hugetlb_series_files; series_files; perf_series_files) | wc -l)
+	want=$( (hugetlb_series_files; series_files; perf_series_files; workshop_series_files) | wc -l)
 	have=$(git -C "$SRC" rev-list --count base..HEAD)
 	[ "$(git -C "$SRC" config --get nt.basepkg || true)" = "$pkgver" ] ||
 		die "$SRC is based on $BASE_PKG $(git -C "$SRC" config --get nt.basepkg), patches/ on $pkgver: 'make distclean' first"
@@ -75,7 +75,7 @@ else
 fi
 git -C "$SRC" config nt.basepkg "$pkgver"
 
-for p in $(hugetlb_series_files) $(series_files) $(perf_series_files); do
+for p in $(hugetlb_series_files) $(series_files) $(perf_series_files) $(workshop_series_files); do
 	if ! out=$(git -C "$SRC" am -q --3way "$p" 2>&1); then
 		files=$(grep -E '^(error: patch failed|CONFLICT|error: .*: does not match|error: .*does not exist)' <<<"$out" | head -5)
 		git -C "$SRC" am --abort >/dev/null 2>&1 || true

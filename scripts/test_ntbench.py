@@ -195,15 +195,19 @@ class VendorDefault(Base):
                 f.write(text)
         return t
 
-    def part(self, pop_2m, copy_1g=0.85, cpuid=AMD, features="erms fsrm clzero; not: movdir64b (of x)"):
-        """A Genoa-like run: the populate clear (CLZERO whole) at 16K and 2M, the CoW copy at 2M and 1G."""
+    def part(self, pop_2m, copy_1g=0.85, cpuid=AMD, features="erms fsrm clzero; not: movdir64b (of x)",
+             regions=None):
+        """A Genoa-like run: the populate clear (CLZERO whole) at 16K and 2M, the CoW copy at 2M and 1G;
+        REGIONS {KiB: ratio}: the populate-then-use table of CLZERO whole."""
         none = {"clzero/whole": {16: 0.35, 2048: pop_2m}, "movnti/whole": {16: 0.5, 2048: 0.75}}
         later = {"clzero/whole": {16: 0.6, 2048: pop_2m}, "movnti/whole": {16: 0.7, 2048: 0.87}}
+        uses = {"fault-none": full(none, [16, 2048]), "fault-later": full(later, [16, 2048])}
+        if regions:
+            uses["region"] = full({"clzero/whole": regions}, sorted(regions))
         d = write_run(os.path.join(self.d, "p%d" % len(os.listdir(self.d))), cpuid=cpuid,
                       fault=full({"clzero": 1.06, "movnti": 1.2}, [16, 2048]),
                       copy={(2048, "copy_mc_movnti"): 0.65, (1048576, "copy_mc_movnti"): copy_1g},
-                      uses={"fault-none": full(none, [16, 2048]), "fault-later": full(later, [16, 2048])},
-                      unit="range")
+                      uses=uses, unit="range")
         with open(os.path.join(d, "bench.meta"), "a") as f:
             f.write("features: %s\n" % features)
         return ntbench.load(d)[0]
@@ -259,6 +263,31 @@ class VendorDefault(Base):
                                    {"hygon.c": "static void init_hygon(struct cpuinfo_x86 *c) {}\n"})
         self.assertIsNone(quirk)
         self.assertIn("calls no nt_init(): the tree leaves Hygon parts mainline's", text)
+
+    def test_gate(self):
+        """v6's nt_init(c, populate, populate_min, copy): the default's gate against the region table."""
+        amd = "\tif (boot_cpu_has(X86_FEATURE_ZEN))\n\t\tnt_init(c, BIT(PMD_ORDER), SZ_8M, BIT(PUD_ORDER));\n"
+        d = ntbench.vendor_defaults(amd)[0]
+        self.assertEqual((d.populate, d.gate, d.copy, d.cond), ({9}, 8192, {18}, "boot_cpu_has(X86_FEATURE_ZEN)"))
+        text, quirk = self.verdict(self.part(0.7, regions={2048: 1.1, 8192: 0.8, 32768: 0.7}), {"amd.c": amd})
+        self.assertIsNone(quirk)
+        self.assertIn("the gate (populates from 8M, clzero/whole): 8M 0.80 [0.80-0.80] cold, 32M 0.70 "
+                      "[0.70-0.70] cold", text)
+        self.assertIn("verdict: AMD's default holds", text)
+        text, quirk = self.verdict(self.part(0.7, regions={2048: 1.1, 8192: 1.1, 32768: 0.7}), {"amd.c": amd})
+        self.assertIsNotNone(quirk)
+        self.assertIn("verdict: AMD's default loses on this part at the gate (populates from 8M", text)
+        text, quirk = self.verdict(self.part(0.7, regions={2048: 0.7}), {"amd.c": amd})
+        self.assertIn("verdict: undecided at the gate (populates from 8M, clzero/whole): no region at or above "
+                      "it measured", text)
+
+    def test_vfm_condition(self):
+        gnr = "\tif (c->x86_vfm == INTEL_GRANITERAPIDS_X)\n\t\tnt_init(c, BIT(PMD_ORDER), SZ_8M, 0);\n"
+        feats = "erms movdir64b; not: clzero (of x)"
+        on = self.part(0.7, cpuid="GenuineIntel 0x6 0xad 1 clzero=0 movdir64b=1", features=feats)
+        off = self.part(0.7, cpuid="GenuineIntel 0x6 0xa7 1 clzero=0 movdir64b=1", features=feats)
+        self.assertNotIn("its condition is false", self.verdict(on, {"intel.c": gnr})[0])
+        self.assertIn("its condition is false on this part", self.verdict(off, {"intel.c": gnr})[0])
 
     def test_read_from_the_series(self):
         pdir = os.path.join(self.d, "patches")
