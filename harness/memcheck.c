@@ -16,6 +16,7 @@
  * writes for the same sequence. KTAP on stdout.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ void *memset_orig(void *, int, size_t);
 void *__memset(void *, int, size_t);
 void *__memset_stosq(void *, int, size_t);
 void *memset_movnti(void *, int, size_t);
+void *memset_clzero(void *, int, size_t);
 void *memcpy_orig(void *, const void *, size_t);
 void *__memcpy(void *, const void *, size_t);
 void *__memcpy_movsq(void *, const void *, size_t);
@@ -208,7 +210,8 @@ static bool set_large(memset_t fn, char *why, size_t whylen)
 {
 	size_t len = (64 << 20) + 13, span = len + 2 * GUARD;
 	uint8_t *buf = map(span), *ref = map(span);
-	bool ok = set_once(fn, buf, ref, span, GUARD + 5, 0x5a, len, why, whylen);
+	bool ok = set_once(fn, buf, ref, span, GUARD + 5, 0x5a, len, why, whylen) &&
+		  set_once(fn, buf, ref, span, GUARD + 5, 0, len, why, whylen);
 
 	munmap(buf, span);
 	munmap(ref, span);
@@ -295,6 +298,16 @@ int main(int argc, char **argv)
 	result(ok, "memcpy_check_catches_a_write_past_the_end", why);
 
 	for (i = 0; i < (int)NELEM(sets); i++) {
+		unsigned int a, b, c, d;
+
+		/* x86-64-clzero is #UD without CLZERO: perf refuses it there */
+		if (!strcmp(sets[i].name, "x86-64-clzero") &&
+		    (!__get_cpuid(0x80000008, &a, &b, &c, &d) || !(b & 1))) {
+			for (int k = 0; k < 3; k++)
+				printf("ok %d memset_%s_%d # SKIP no CLZERO on this CPU\n",
+				       ++ktap_n, sets[i].name, k);
+			continue;
+		}
 		why[0] = 0;
 		snprintf(name, sizeof(name), "memset_%s_0_to_%d_bytes_all_alignments", sets[i].name, MAXLEN);
 		result(set_small(sets[i].fn, why, sizeof(why)), name, why);

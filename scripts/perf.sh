@@ -5,7 +5,8 @@
 #   - check-headers.sh finds tools/arch/x86/lib/mem{set,cpy}_64.S in sync
 #   - the x86-64 function names say what runs (stosq/movsq only as old
 #     names of stosb/movsb), and x86-64-movnt is there
-#   - perf bench mem memset -f x86-64-movnt -s 1GB -l 5 prints GB/sec
+#   - perf bench mem memset -f x86-64-movnt -s 1GB -l 5 prints GB/sec, and
+#     -f x86-64-clzero GB/sec where the CPU has CLZERO, else why it runs nothing
 #   - memcheck: perf's own bench objects against glibc (harness/memcheck.c)
 . "$(dirname "$0")/lib.sh"
 
@@ -50,6 +51,17 @@ old_names() {	# x86-64-stosq/movsq: the old names, described as REP STOSB/MOVSB
 	grep -Eq 'x86-64-stosq.*REP STOSB' <<<"$o" && grep -Eq 'x86-64-movsq.*REP MOVSB' <<<"$o" &&
 		! grep -Eqi 'movsq-based|stosq-based' <<<"$o"
 }
+clz() {	# x86-64-clzero: GB/sec where the CPU has CLZERO, else the refusal that says why
+	local o
+	o=$("$out/perf" bench mem memset -f x86-64-clzero -s 64MB -l 1 2>&1)
+	echo "$o" | grep -E 'GB/sec|CLZERO'
+	if grep -m1 '^flags' /proc/cpuinfo | grep -qw clzero; then
+		grep -Eq '[0-9.]+ GB/sec' <<<"$o"
+	else
+		grep -q 'x86-64-clzero: this CPU has no CLZERO' <<<"$o" && ! grep -q 'GB/sec' <<<"$o"
+	fi
+}
+
 gbs() {	# the 1 GiB movnt memset the issue asks for, as perf prints it
 	local o
 	o=$("$out/perf" bench mem memset -f x86-64-movnt -s 1GB -l 5)
@@ -63,10 +75,11 @@ memcheck() {
 {
 	echo "KTAP version 1"
 	ktap_run tools_mem_copies_in_sync in_sync
-	ktap_run memset_names names memset x86-64-unrolled x86-64-stosb x86-64-stosq x86-64-movnt
+	ktap_run memset_names names memset x86-64-unrolled x86-64-stosb x86-64-stosq x86-64-movnt x86-64-clzero
 	ktap_run memcpy_names names memcpy x86-64-unrolled x86-64-movsb x86-64-movsq x86-64-movnt
 	ktap_run old_names_say_what_they_run old_names
 	ktap_run memset_movnt_1GB_prints_GB_per_sec gbs
+	ktap_run memset_clzero_runs_or_says_why clz
 	ktap_run memcheck_perf_objects_equal_glibc memcheck
 	echo "# perf: $pass passed, $fail failed"
 } 2>&1 | tee "$log"
