@@ -39,6 +39,10 @@
 #   populates and copies cold; the others' user faults clear cached);
 # madv_populate: MADV_POPULATE_WRITE of anonymous memory, which
 #   populates THPs with the cold clear;
+# thp-zero (the series): every THP and mTHP size populated (MADV_POPULATE_WRITE,
+#   mlock(), MAP_POPULATE) and write-faulted reads zero after dirty folios
+#   were given back: the cold clear, or with init_on_alloc (the +debian row)
+#   the allocator's cold leg;
 # transhuge-stress, folio_split_race_test, mkdirty: anonymous THP faults
 #   (folio_zero_user()'s fault ranges, patch 4) and splits, contents
 #   checked; a user's fault clears cached in both boots, so these reach no
@@ -54,10 +58,10 @@
 #   for, 2 of 12 cold runs; "Bail out! Unexpected huge page", 2 of 8 runs
 #   with nt_stores=off), and collapse copies with copy_mc_user_highpage(),
 #   not through the cold paths.
-tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen madv_populate transhuge-stress folio_split_race_test mkdirty"}
+tests=${MMTESTS:-"cow hugetlb-fork hugetlb-exclusive hugetlb-mmap hugetlb-shm hugetlb-madvise hugetlb-mremap hugetlb_madv_vs_map thuge-gen madv_populate thp-zero transhuge-stress folio_split_race_test mkdirty"}
 # <test>:<routine>[,<routine>]: the cold routines (clear: clear_pages_cold(),
 # copy: copy_mc_pages_cold()) each of these tests calls in the cold boot.
-reach="cow:clear,copy hugetlb-madvise:clear,copy madv_populate:clear"
+reach="cow:clear,copy hugetlb-madvise:clear,copy madv_populate:clear thp-zero:clear"
 # One NT-good Intel row and one AMD row (matrix.tsv), and the AMD row with
 # Debian's kernel options (config/debian.config: init_on_alloc, so the
 # page allocator zeroes THP populates cold).

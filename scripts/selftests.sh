@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the series' mm selftests, tools/testing/selftests/mm/pf-hugetlb,
-# hugetlb-fork and hugetlb-exclusive, with the kselftest build of the
+# thp-zero, hugetlb-fork and hugetlb-exclusive, with the kselftest build of the
 # realised tree (static, so that they run in the busybox guest), stage them
 # for the initramfs, and with "run" also run pf-hugetlb on this host
 # (hugetlb-fork and hugetlb-exclusive only in guests: this host's 6.18
@@ -14,7 +14,7 @@ out=${OUT_DIR:-$BUILD/selftests-mm}
 mkdir -p "$out" "$BUILD/guest-extra/bin" "$BUILD/results" "$BUILD/logs"
 # The series' mm selftests that this tree has.
 tests=""
-for t in pf-hugetlb hugetlb-fork hugetlb-exclusive; do
+for t in pf-hugetlb thp-zero hugetlb-fork hugetlb-exclusive; do
 	if [ -f "$SRC/tools/testing/selftests/mm/$t.c" ]; then tests="$tests $t"; fi
 done
 [ -n "$tests" ] || die "the series has no pf-hugetlb.c nor hugetlb-fork.c yet"
@@ -26,7 +26,7 @@ make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$out" \
 	KHDR_INCLUDES="-isystem $UAPI_OBJ/usr/include" LDFLAGS=-static \
 	$(for t in $tests; do echo "$out/$t"; done) >"$blog" 2>&1 ||
 	{ cat "$blog" >&2; die "$tests build failed"; }
-if grep -E '(pf-hugetlb|hugetlb-fork|hugetlb-exclusive)\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
+if grep -E '(pf-hugetlb|thp-zero|hugetlb-fork|hugetlb-exclusive)\.c:[0-9]+:[0-9]+: warning' "$blog" >&2; then
 	die "$tests: builds with warnings"
 fi
 [ -n "${OUT_DIR:-}" ] && exit 0
