@@ -671,6 +671,10 @@ TREE = os.path.join(_TOP, "build", "linux")
 PATCHES = os.path.join(_TOP, "patches")
 # populate, copy: sets of orders; gate: the smallest populate cleared cold, in KiB (0: every one)
 Default = namedtuple("Default", "origin call cond populate copy gate")
+# X86_FEATURE_ZEN3-5 as amd.c sets them: (family, first model, last model)
+ZEN_MODELS = {"zen3": [(0x19, 0x00, 0x0f), (0x19, 0x20, 0x5f)],
+              "zen4": [(0x19, 0x10, 0x1f), (0x19, 0x60, 0xaf)],
+              "zen5": [(0x1a, 0x00, 0x2f), (0x1a, 0x40, 0x4f), (0x1a, 0x60, 0x7f), (0x1a, 0xd0, 0xd7)]}
 # The intel-family.h names a condition may compare c->x86_vfm with: (family, model)
 VFM = {"INTEL_SKYLAKE_X": (6, 0x55), "INTEL_ICELAKE_X": (6, 0x6A), "INTEL_SAPPHIRERAPIDS_X": (6, 0x8F),
        "INTEL_EMERALDRAPIDS_X": (6, 0xCF), "INTEL_GRANITERAPIDS_X": (6, 0xAD),
@@ -743,9 +747,15 @@ def vendor_defaults(text, origin=""):
             pop, gate, cow = parse_orders(args[0]), 0, parse_orders(args[1])
         else:
             pop = gate = cow = None
-        before = text[:m.start()].rstrip(" \t").split("\n")
-        prev = before[-2].strip() if len(before) > 1 else ""
-        pm = re.fullmatch(r"(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?", prev)
+        # the `if` above the call, over as many lines as it takes
+        before = text[:m.start()].rstrip(" \t").split("\n")[:-1]
+        prev = ""
+        while before:
+            prev = before.pop().strip() + " " + prev
+            if re.match(r"(?:\}\s*else\s+)?if\s*\(", prev) or not before or not before[-1].strip() or \
+                    before[-1].rstrip().endswith((";", "{", "}")):
+                break
+        pm = re.fullmatch(r"(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?", re.sub(r"\s+", " ", prev).strip())
         out.append(Default(origin, re.sub(r"\s+", " ", m.group(0)), pm.group(1) if pm else "",
                            pop, cow, gate))
     return out
@@ -762,14 +772,21 @@ def features_of(run):
 def cond_holds(cond, run):
     """Whether the C condition COND of a vendor init holds on RUN's CPU: True, False, or None where
     the run does not record what it tests. Knows cpu_has(c, X86_FEATURE_X) and boot_cpu_has() (the
-    flag x in /proc/cpuinfo; ZEN: AMD family 0x17 on), c->x86 compared with a number, c->x86_vfm
-    == or != a name of VFM, ! and &&."""
+    flag x in /proc/cpuinfo; ZEN: AMD family 0x17 on; ZEN3-5: ZEN_MODELS), c->x86 compared with a
+    number, c->x86_vfm == or != a name of VFM, !, && and ||."""
     if not cond:
         return True
+    alts = [cond_all(a, run) for a in re.split(r"\s*\|\|\s*", cond.strip())]
+    return True if True in alts else None if None in alts else False
+
+
+def cond_all(cond, run):
+    """cond_holds() of a conjunction (terms joined by &&)."""
     vendor, fam, clz = run.cpu[0], run.cpu[1], run.cpu[4]
     have, lack = features_of(run)
     ops = {">=": fam.__ge__, ">": fam.__gt__, "==": fam.__eq__, "<": fam.__lt__, "<=": fam.__le__,
            "!=": fam.__ne__}
+    unknown = False
     for part in re.split(r"\s*&&\s*", cond.strip()):
         neg = part.startswith("!")
         p = part.lstrip("!").strip()
@@ -786,6 +803,9 @@ def cond_holds(cond, run):
             flag = m.group(1).lower()
             if flag == "zen":
                 v = vendor == "AuthenticAMD" and fam >= 0x17
+            elif flag in ZEN_MODELS:
+                v = vendor == "AuthenticAMD" and any(f == fam and lo <= run.cpu[2] <= hi
+                                                      for f, lo, hi in ZEN_MODELS[flag])
             elif flag == "clzero":
                 v = bool(clz)
             elif flag in have or flag in lack:
@@ -793,10 +813,10 @@ def cond_holds(cond, run):
         elif c:
             v = ops[c.group(1)](int(c.group(2), 0))
         if v is None:
-            return None
-        if v == neg:
+            unknown = True
+        elif v == neg:
             return False
-    return True
+    return None if unknown else True
 
 
 def default_lines(runs, unit, margin, tree=None, patches=None):

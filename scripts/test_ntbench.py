@@ -281,6 +281,18 @@ class VendorDefault(Base):
         self.assertIn("verdict: undecided at the gate (populates from 8M, clzero/whole): no region at or above "
                       "it measured", text)
 
+    def test_zen_generations(self):
+        """AMD's v6 default: Zen 3, 4 and 5, an `if` over two lines joined by ||."""
+        amd = ("\tif (boot_cpu_has(X86_FEATURE_ZEN3) || boot_cpu_has(X86_FEATURE_ZEN4) ||\n"
+               "\t    boot_cpu_has(X86_FEATURE_ZEN5))\n\t\tnt_init(c, BIT(PMD_ORDER), SZ_1G, BIT(PUD_ORDER));\n")
+        self.assertEqual(ntbench.vendor_defaults(amd)[0].cond, "boot_cpu_has(X86_FEATURE_ZEN3) || "
+                         "boot_cpu_has(X86_FEATURE_ZEN4) || boot_cpu_has(X86_FEATURE_ZEN5)")
+        for cpuid, holds in (("AuthenticAMD 0x19 0x11 1 clzero=1 movdir64b=0", True),
+                             ("AuthenticAMD 0x1a 0x2 1 clzero=1 movdir64b=0", True),
+                             ("AuthenticAMD 0x17 0x31 0 clzero=1 movdir64b=0", False)):
+            text = self.verdict(self.part(0.7, cpuid=cpuid), {"amd.c": amd})[0]
+            self.assertEqual("its condition is false" not in text, holds, cpuid)
+
     def test_vfm_condition(self):
         gnr = "\tif (c->x86_vfm == INTEL_GRANITERAPIDS_X)\n\t\tnt_init(c, BIT(PMD_ORDER), SZ_8M, 0);\n"
         feats = "erms movdir64b; not: clzero (of x)"
