@@ -839,7 +839,8 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
     if not calls:
         return ["the vendor's default: %s calls no nt_init(): the tree leaves %s parts mainline's (cached "
                 "stores for every use); no nt_bad_cpus[] line is needed, and these sets are evidence for a "
-                "default of the vendor's own" % (origin, vname)], None
+                "default of the vendor's own" % (origin, vname),
+                "verdict: no default covers this part: mainline's stores; no nt_bad_cpus[] line"], None
     d = calls[0]
     holds = cond_holds(d.cond, run)
     out.append("the vendor's default (%s): %s%s" % (origin, "if (%s) " % d.cond if d.cond else "", d.call))
@@ -847,6 +848,8 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
         out.append("  its condition is false on this part: the tree leaves it mainline's (cached stores for "
                    "every use); no nt_bad_cpus[] line is needed, and these sets are evidence for a default "
                    "that covers it")
+        out.append("verdict: %s's default does not cover this part: mainline's stores; no nt_bad_cpus[] line"
+                   % vname)
         return out, None
     if holds is None:
         out.append("  whether its condition holds on this part is not recorded by the run (bench.meta's "

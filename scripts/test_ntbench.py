@@ -252,6 +252,7 @@ class VendorDefault(Base):
                                    {"amd.c": zen})
         self.assertIsNone(quirk)
         self.assertIn("its condition is false on this part: the tree leaves it mainline's", text)
+        self.assertIn("verdict: AMD's default does not cover this part: mainline's stores", text)
         self.assertIn("verdict: AMD's default loses", self.verdict(self.part(1.2), {"amd.c": zen})[0])
         intel = "\tif (!cpu_has(c, X86_FEATURE_HYBRID_CPU))\n\t\tnt_init(c, BIT(PMD_ORDER), 0);\n"
         hybrid = self.part(0.7, cpuid="GenuineIntel 0x6 0xb7 1 clzero=0 movdir64b=1",
@@ -263,6 +264,7 @@ class VendorDefault(Base):
                                    {"hygon.c": "static void init_hygon(struct cpuinfo_x86 *c) {}\n"})
         self.assertIsNone(quirk)
         self.assertIn("calls no nt_init(): the tree leaves Hygon parts mainline's", text)
+        self.assertIn("verdict: no default covers this part", text)
 
     def test_gate(self):
         """v6's nt_init(c, populate, populate_min, copy): the default's gate against the region table."""
