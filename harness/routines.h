@@ -19,7 +19,9 @@ extern const uint8_t empty_zero_page[4096];
 
 /* From the kernel tree: C calling convention. */
 unsigned long copy_mc_enhanced_fast_string(void *to, const void *from, unsigned int len);
-unsigned long copy_mc_movnti(void *to, const void *from, unsigned long len);
+unsigned long __copy_mc_movnti(void *to, const void *from, unsigned long len);
+/* the tree's __copy_mc_movnti(), by the name the tables give it */
+#define copy_mc_movnti __copy_mc_movnti
 
 /*
  * From the kernel tree: clear_pages()'s convention (%rdi, %rcx, %rax = 0),

@@ -40,6 +40,10 @@
 #                          of 2 MiB folios cleared back to back, then every
 #                          line of it touched (touch fault -s 2M -t later -R;
 #                          the section "region"; empty: not run)
+#   MT=256M                d.: every CPU populating at once (harness/populate:
+#                          one thread a CPU, each its own region of this size
+#                          of 2 MiB folios, cleared, then every line stored;
+#                          the section "mt"; empty: not run)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
 #                          decided with (the series v3: 32M)
@@ -116,6 +120,7 @@ folios=${FOLIOS-16K,64K,256K,1M,2M,32M,1G}
 uses_list=${USES-all,page,none,later}
 cfolios=${COPY_FOLIOS-2M,1G}
 regions=${REGIONS-2M,8M,32M,128M,1G}
+mt=${MT-256M}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
 base32=${BASE32-1}
@@ -257,7 +262,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -275,11 +280,12 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
 	echo "margin: $margin"
+	[ -z "$mt" ] || echo "mt_threads: $(nproc)"
 	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo): $(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } /^stepping/ { printf "%s family %#x model %#x stepping %d", v, f, m, $2; exit }' /proc/cpuinfo)"
 	echo "features: ${have[*]:-none}; not: ${lack[*]:-(none missing)} (of erms fsrm clzero movdir64b avx512f pdpe1gb hybrid_cpu in /proc/cpuinfo)"
 	echo "machine: $hv, $(nproc) CPUs online, $(awk '/^MemTotal:/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB, L3 $(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }' || echo '?') as reported"
@@ -290,8 +296,8 @@ meta() {
 meta >"$out/bench.meta"
 perf=$("$TOP/scripts/perf.sh") || die "perf build failed"
 if [ "$harness" = 1 ]; then
-	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" "$BUILD/harness/clearpage" >&2 ||
-		die "harness build failed"
+	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" "$BUILD/harness/clearpage" \
+		"$BUILD/harness/populate" >&2 || die "harness build failed"
 	touch=$BUILD/harness/touch
 	targs_fault=(-r "$runs" -s "$folios" -f "$fault" -u "$units" -x)
 	[ "$base32" = 1 ] && targs_fault+=(-m)
@@ -392,6 +398,13 @@ b_round() {
 # size column the region's), touch copy and touch pollute, one round each
 c_round() {
 	local m o u r
+	if [ -n "$mt" ]; then
+		o=$out/populate-mt.$round.out
+		step "populate -s $mt -r $runs (every CPU at once)"
+		bg "$o" "$BUILD/harness/populate" -s "$mt" -r "$runs" || die "populate -s $mt failed"
+		# run <threads> <KiB a thread> <variant> <first ns/page> <touch ns/page>
+		awk -v r="$round" '$1 == "run" { print r, "mt", $3, $4, $5, $6 }' "$o" >>"$runsf"
+	fi
 	for r in ${regions//,/ }; do
 		o=$out/touch-region-$r.$round.out
 		step "touch fault ${targs_region[*]} -R $r"

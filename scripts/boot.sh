@@ -29,11 +29,11 @@ rows: $(matrix_rows | awk '{print $1}' | tr '\n' ' ')"
 row=$(matrix_rows | awk -v n="$cpu" '$1 == n')
 if [ -n "$row" ]; then
 	IFS=$'\t' read -r name spec want_cpu want_good want_reason want_cold want_copy \
-		want_pop want_cow rowcmd <<<"$row"
+		want_pop want_cow want_gate rowcmd <<<"$row"
 	# The set columns are the row's after its nt_knobs=: an nt_knobs= of
 	# -a (ROWS="row@opt", the debug and mmtests rows) sets its own ('*':
 	# any here; the guest's knob checks still run).
-	case " $extra " in *" nt_knobs="*) want_pop='*' want_cow='*' ;; esac
+	case " $extra " in *" nt_knobs="*) want_pop='*' want_cow='*' want_gate='*' ;; esac
 	[ "$rowcmd" = - ] || extra="$rowcmd $extra"
 else
 	# Not a row: accept a QEMU -cpu spec whose model QEMU knows.
@@ -41,7 +41,7 @@ else
 	qemu-system-x86_64 -cpu help | awk '$1 == "x86" {print $2}' | grep -qx -- "$model" ||
 		die "unknown CPU '$cpu': not a row of matrix.tsv ($(matrix_rows | awk '{print $1}' | tr '\n' ' ')) nor a QEMU CPU model"
 	name=$cpu spec=$cpu want_cpu='?' want_good='?' want_reason='?' want_cold='?' want_copy='?'
-	want_pop='?' want_cow='?'
+	want_pop='?' want_cow='?' want_gate='?'
 fi
 [ $check_only = 1 ] && exit 0
 kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
@@ -53,7 +53,7 @@ initrd=${INITRD:-$BUILD/initramfs.cpio}
 
 log=${log:-$BUILD/logs/boot-$name.log}
 mkdir -p "$(dirname "$log")"
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy nt_expect_populate=$want_pop nt_expect_cow=$want_cow $extra"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 nt_expect_cpu=$want_cpu nt_expect_good=$want_good nt_expect_reason=$want_reason nt_expect_cold=$want_cold nt_expect_copy=$want_copy nt_expect_populate=$want_pop nt_expect_cow=$want_cow nt_expect_gate=$want_gate $extra"
 # 8G (allocated by QEMU only as the guest touches it).
 mem=${BOOT_MEM:-8G}
 # 1 GiB pages are tested on a few rows, not on every one (each 1 GiB clear

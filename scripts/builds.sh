@@ -57,7 +57,7 @@ build_arch() { # build_arch <arch> <cross prefix> <fragment> <targets>
 		[ -d "$obj/${d%/}" ] || continue
 		for o in $(find "$obj/${d%/}" -name '*.o' ! -name '*.mod.o'); do
 			u=$("${cross}nm" -u "$o" 2>/dev/null | awk '{print $2}' |
-				grep -E '^(nt_|x86_(populate|copy)_cold_orders|clear_pages_cold|copy_mc_pages_cold|copy_mc_movnti|__clear_pages_(movnti|clzero))' || true)
+				grep -E '^(nt_|x86_(populate|copy)_cold_orders|clear_pages_cold|copy_mc_pages_cold|(__)?copy_mc_movnti|__clear_pages_(movnti|clzero))' || true)
 			[ -z "$u" ] || und="$und ${o#"$obj"/}: $(echo $u)"
 		done
 	done

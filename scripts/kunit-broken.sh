@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make kunit-broken: shows that the KUnit case cold_copy_fault_test
 # (x86_cold_pages, arch/x86/lib/cold_pages_kunit.c) fails when
-# copy_mc_movnti() computes its residue wrongly. Two throwaway changes to
+# __copy_mc_movnti() computes its residue wrongly. Two throwaway changes to
 # its exception path (.E_movnti in arch/x86/lib/copy_mc_64.S), one at a
 # time: "shift5", the blocks left times 32 instead of 64 (shlq $5); "zero",
 # a residue of 0 (the count of blocks never moved into %rax). Each is

@@ -162,7 +162,7 @@ perf_make() {
 }
 
 # matrix.tsv rows without comments: name spec cpu nt_good reason cold copy
-# populate cow cmdline
+# populate cow gate cmdline
 matrix_rows() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/matrix.tsv"
 }

@@ -46,6 +46,8 @@ import sys
 import textwrap
 from collections import namedtuple
 
+import ntbench_mt
+
 MARGIN = 0.02
 MAINLINE = {"fault": "clear_pages", "copy": "copy_mc"}
 COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
@@ -54,7 +56,7 @@ COLD = {"fault": ("movnti", "clzero", "movdir64b"), "copy": ("copy_mc_movnti",)}
 USES = {"fault": "all", "fault-page": "page", "fault-none": "none", "fault-later": "later"}
 # populate then use: a region of R bytes of 2 MiB folios cleared back to back, then every line of it
 # touched (touch fault -s 2M -t later -R R); its rows' size column is the region's
-for _sec in list(USES) + ["region"]:
+for _sec in list(USES) + ["region", "mt"]:
     MAINLINE.setdefault(_sec, "clear_pages")
     COLD.setdefault(_sec, COLD["fault"])
 USE_TITLE = {
@@ -515,6 +517,8 @@ def tables_text(runs, margin, with_entry=True, unit=None, recorded=((), ())):
         out += decision_table(runs, "region", margin, "c. populate then use, by region size: a region of that size of "
                               "2 MiB folios cleared back to back (first), then one sweep of every line of it "
                               "(touch); ns per 4 KiB page, median of the per-round medians", folios=False)
+    out += ntbench_mt.mt_tables(runs, margin, decision_table, MAINLINE, COLD)
+    out += ntbench_mt.estimate_lines(runs)
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs, margin)
     if with_entry:
@@ -735,13 +739,21 @@ def parse_size(expr):
     return int(m.group(1)) * {"K": 1, "M": 1024, "G": 1 << 20}[m.group(2)] if m else None
 
 
+# Default.gate of the v7 rule: the part's LLC (nt_init(c, llc, 0, copy))
+LLC_GATE = -1
+
+
 def vendor_defaults(text, origin=""):
-    """The nt_init() calls in TEXT as Defaults; cond: the `if` on the line above the call, or ''.
-    nt_init(c, populate, populate_min, copy); the v5 form nt_init(c, populate, copy) has gate 0."""
+    """The nt_init() calls in TEXT as Defaults, in order; cond: the `if` (or `else if`) above the call,
+    '' for a plain `else` or none. v7: nt_init(c, llc, gate, copy), populate the PMD order, gate 0 the
+    LLC (LLC_GATE); v6: nt_init(c, populate, populate_min, copy); v5: nt_init(c, populate, copy)."""
     out = []
     for m in re.finditer(r"\bnt_init\(\s*c\s*,([^;]*?)\);", text):
         args = [a.strip() for a in m.group(1).split(",")]
-        if len(args) == 3:
+        if len(args) == 3 and parse_orders(args[0]) is None:
+            g = parse_size(args[1])
+            pop, gate, cow = {9}, LLC_GATE if g == 0 else g, parse_orders(args[2])
+        elif len(args) == 3:
             pop, gate, cow = parse_orders(args[0]), parse_size(args[1]), parse_orders(args[2])
         elif len(args) == 2:
             pop, gate, cow = parse_orders(args[0]), 0, parse_orders(args[1])
@@ -752,13 +764,19 @@ def vendor_defaults(text, origin=""):
         prev = ""
         while before:
             prev = before.pop().strip() + " " + prev
-            if re.match(r"(?:\}\s*else\s+)?if\s*\(", prev) or not before or not before[-1].strip() or \
+            if re.match(r"(?:\}?\s*else\s+)?if\s*\(", prev) or not before or not before[-1].strip() or \
                     before[-1].rstrip().endswith((";", "{", "}")):
                 break
-        pm = re.fullmatch(r"(?:\}\s*else\s+)?if\s*\((.*)\)\s*\{?", re.sub(r"\s+", " ", prev).strip())
+        pm = re.fullmatch(r"(?:\}?\s*else\s+)?if\s*\((.*)\)\s*\{?", re.sub(r"\s+", " ", prev).strip())
         out.append(Default(origin, re.sub(r"\s+", " ", m.group(0)), pm.group(1) if pm else "",
                            pop, cow, gate))
     return out
+
+
+def llc_kib(run):
+    """The LLC of RUN's machine in KiB, from bench.meta's 'L3 <n><K|M|G> as reported'; None if not there."""
+    m = re.search(r"\bL3 (\d+)([KMG])", run.meta.get("machine", ""))
+    return int(m.group(1)) * {"K": 1, "M": 1024, "G": 1 << 20}[m.group(2)] if m else None
 
 
 def features_of(run):
@@ -841,7 +859,8 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
                 "stores for every use); no nt_bad_cpus[] line is needed, and these sets are evidence for a "
                 "default of the vendor's own" % (origin, vname),
                 "verdict: no default covers this part: mainline's stores; no nt_bad_cpus[] line"], None
-    d = calls[0]
+    # an if / else if / else chain: the first call whose condition does not fail on this part
+    d = next((c for c in calls if cond_holds(c.cond, run) is not False), calls[0])
     holds = cond_holds(d.cond, run)
     out.append("the vendor's default (%s): %s%s" % (origin, "if (%s) " % d.cond if d.cond else "", d.call))
     if holds is False:
@@ -857,6 +876,14 @@ def default_lines(runs, unit, margin, tree=None, patches=None):
     if d.populate is None or d.copy is None or d.gate is None:
         out.append("  its arguments are not of the form BIT(<order>) | ... or 0, SZ_<n><K|M|G> or 0: no verdict")
         return out, None
+    if d.gate == LLC_GATE:
+        llc = llc_kib(run)
+        if llc is None:
+            out.append("  its gate is the LLC, which the run does not record (bench.meta's machine line): "
+                       "no verdict")
+            return out, None
+        out.append("  its gate is the rule's: the LLC, %s on this part" % sname(llc))
+        d = d._replace(gate=llc)
     decs = {sec: analyse(runs, sec, margin)[0] for sec in list(USES) + ["copy"] if has_sec(runs, sec)}
     pop_r = "clzero" if run.cpu[4] else "movnti"
     sers = {"populate": (pop_r, populate_series(decs, pop_r)),

@@ -295,6 +295,43 @@ class VendorDefault(Base):
             text = self.verdict(self.part(0.7, cpuid=cpuid), {"amd.c": amd})[0]
             self.assertEqual("its condition is false" not in text, holds, cpuid)
 
+    def test_v7_rule_and_chain(self):
+        """v7's nt_init(c, llc, gate, copy): an if / else if / else chain, the first that holds; gate 0 is
+        the LLC of bench.meta's machine line."""
+        amd = ("\tunsigned long llc = 0;\n\n"
+               "\tif (boot_cpu_has(X86_FEATURE_ZEN3) && cpu_has(c, X86_FEATURE_CLZERO))\n"
+               "\t\tnt_init(c, llc, SZ_2M, BIT(PUD_ORDER));\n"
+               "\telse if (boot_cpu_has(X86_FEATURE_ZEN3) || boot_cpu_has(X86_FEATURE_ZEN4) ||\n"
+               "\t\t boot_cpu_has(X86_FEATURE_ZEN5))\n\t\tnt_init(c, llc, 0, BIT(PUD_ORDER));\n"
+               "\telse\n\t\tnt_init(c, llc, 0, 0);\n")
+        calls = ntbench.vendor_defaults(amd)
+        self.assertEqual([(c.populate, c.gate, c.copy) for c in calls],
+                         [({9}, 2048, {18}), ({9}, ntbench.LLC_GATE, {18}), ({9}, ntbench.LLC_GATE, set())])
+        self.assertEqual([c.cond for c in calls], [
+            "boot_cpu_has(X86_FEATURE_ZEN3) && cpu_has(c, X86_FEATURE_CLZERO)",
+            "boot_cpu_has(X86_FEATURE_ZEN3) || boot_cpu_has(X86_FEATURE_ZEN4) || boot_cpu_has(X86_FEATURE_ZEN5)",
+            ""])
+        regions = {2048: 1.1, 8192: 1.05, 32768: 0.75}
+        genoa = self.part(0.7, regions=regions)
+        meta = os.path.join(genoa[0].label, "bench.meta")
+        with open(meta) as f:
+            text = f.read().replace("8 GiB\n", "8 GiB, L3 32M as reported\n", 1)
+        with open(meta, "w") as f:
+            f.write(text)
+        text, quirk = self.verdict(ntbench.load(genoa[0].label)[0], {"amd.c": amd})
+        self.assertIn("nt_init(c, llc, 0, BIT(PUD_ORDER));", text)
+        self.assertIn("its gate is the rule's: the LLC, 32M on this part", text)
+        self.assertIn("the gate (populates from 32M, clzero/whole): 32M 0.75 [0.75-0.75] cold", text)
+        self.assertIsNone(quirk)
+        milan = self.part(0.7, cpuid="AuthenticAMD 0x19 0x1 1 clzero=1 movdir64b=0", regions=regions)
+        text, quirk = self.verdict(milan, {"amd.c": amd})
+        self.assertIn("nt_init(c, llc, SZ_2M, BIT(PUD_ORDER));", text)
+        self.assertIn("verdict: AMD's default loses on this part at the gate (populates from 2M", text)
+        zen1 = self.part(0.7, cpuid="AuthenticAMD 0x17 0x1 2 clzero=1 movdir64b=0", regions=regions)
+        text, _ = self.verdict(zen1, {"amd.c": amd})
+        self.assertIn("nt_init(c, llc, 0, 0);", text)
+        self.assertIn("its gate is the LLC, which the run does not record", text)
+
     def test_vfm_condition(self):
         gnr = "\tif (c->x86_vfm == INTEL_GRANITERAPIDS_X)\n\t\tnt_init(c, BIT(PMD_ORDER), SZ_8M, 0);\n"
         feats = "erms movdir64b; not: clzero (of x)"
@@ -314,6 +351,35 @@ class VendorDefault(Base):
         lines, quirk = ntbench.default_lines(self.part(0.7), "range", 0.02, os.path.join(self.d, "none"), pdir)
         self.assertIn("the lines %s/series adds to arch/x86/kernel/cpu/amd.c" % pdir, "\n".join(lines))
         self.assertIn("copy orders 9, 18 (MOVNTI)", "\n".join(lines))
+
+
+class Mt(Base):
+    """d. every CPU populating at once, and e. the populate's end-to-end estimate (ntbench_mt)."""
+
+    def test_tables(self):
+        uses = {"mt": {(262144, "clzero/whole"): 0.5, (262144, "movnti/whole"): [1.1, 1.05, 1.2, 1.08, 1.1]},
+                "fault-none": {(2048, "clzero/whole"): 0.4}}
+        extra = "".join("%d faults perf-populate-2M 1024 4.096\n" % r for r in range(5))
+        d = write_run(os.path.join(self.d, "mt"), uses=uses, extra=extra)
+        with open(os.path.join(d, "bench.meta"), "a") as f:
+            f.write("mt_threads: 16\n")
+        text = re.sub(r"\s+", " ", ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False))
+        self.assertIn("d. every CPU populating at once (16 threads", text)
+        self.assertIn("256M clzero/whole 100.0 0.0 100.0 0.50 [0.50-0.50] n=5 cold", text)
+        self.assertIn("256M movnti/whole 220.0 0.0 220.0 1.10 [1.05-1.20] n=5 cached", text)
+        self.assertIn("the same, then every thread storing", text)
+        self.assertIn("256M clzero/whole 100.0 50.0 150.0 0.50 [0.50-0.50] n=5 cold", text)
+        # b.: 4.096 GB/s is 1000 ns a page; the clear 200 of it, cold 80
+        self.assertIn("e. a populate end to end, an estimate: the host kernel's MAP_POPULATE of 2 MiB hugetlb "
+                      "pages (b.), 1000.0 ns per 4 KiB page, of which mainline's clear (c., use none, 2M) is "
+                      "200.0 (20 %)", text)
+        self.assertIn("clzero/whole clear 80.0 ns: populate 880.0 ns, 0.88 of mainline's", text)
+
+    def test_absent(self):
+        d = write_run(os.path.join(self.d, "none"), fault=full({"clzero": 0.9}))
+        text = ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False)
+        self.assertNotIn("d. every CPU", text)
+        self.assertNotIn("e. a populate end to end", text)
 
 
 class Pollute(Base):
