@@ -86,7 +86,7 @@ else
 fi
 # The kernel series names the hugetlb series as its prerequisite
 # (format-patch --base: base-commit and prerequisite-patch-id lines).
-format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v6"
+format_series "$hsplit" "$split" kernel "$PATCHES/cover-letter.txt" --base=base --subject-prefix="PATCH v7"
 rm -f "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/kernel/*.patch "$PATCHES/"
 (cd "$tmp/kernel" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PATCHES/series"
