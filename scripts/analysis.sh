@@ -4,8 +4,10 @@
 #     the page on made-up runs with known answers (unittest);
 #   - a small make bench (3 rounds of one run, small sizes): it must run
 #     to its end, write bench.runs with every kind of measurement (each
-#     use of touch fault, perf bench mem mmap -f populate) and a bench.txt
-#     with the populate set and the verdict against the vendor's default as
+#     use of touch fault, perf bench mem mmap -f populate, every CPU
+#     populating at once) and a bench.txt with the populate set, the
+#     every-CPU table (d.), the end-to-end estimate (e., where the host's
+#     2 MiB pool let b. run) and the verdict against the vendor's default as
 #     the tree has it, and leave the hugetlb pools as it found them. Its
 #     numbers mean nothing (three tiny rounds).
 . "$(dirname "$0")/lib.sh"
@@ -21,12 +23,12 @@ pools() { cat /sys/kernel/mm/hugepages/*/nr_hugepages 2>/dev/null | xargs; }
 small_bench() {
 	local before after b=$BUILD/bench
 	before=$(pools)
-	ROUNDS=3 RUNS=1 GAP=0 SIZES=16M FOLIOS=64K,2M REGIONS=2M,8M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
+	ROUNDS=3 RUNS=1 GAP=0 SIZES=16M FOLIOS=64K,2M REGIONS=2M,8M MT=16M COPY_FOLIOS=2M POLLUTE_SECS=0.05 WS=1M \
 		"$TOP/scripts/bench.sh" >"$BUILD/logs/analysis-bench.log" 2>&1 ||
 		{ tail -20 "$BUILD/logs/analysis-bench.log"; return 1; }
 	after=$(pools)
 	[ "$before" = "$after" ] || { echo "hugetlb pools $before before, $after after"; return 1; }
-	for k in perf fault fault-page fault-none fault-later region copy pollute; do
+	for k in perf fault fault-page fault-none fault-later region mt copy pollute; do
 		awk -v k="$k" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
 			{ echo "bench.runs has no '$k' line"; return 1; }
 	done
@@ -34,10 +36,14 @@ small_bench() {
 	grep -E '^verdict: ' "$b/bench.txt" || { echo "bench.txt has no verdict against the vendor's default"; return 1; }
 	grep -E 'populate clear' "$b/bench.txt" || { echo "bench.txt has no populate set"; return 1; }
 	grep -E 'the gate: ' "$b/bench.txt" || { echo "bench.txt has no populate gate (populate then use)"; return 1; }
-	# where the host's 2 MiB pool let b. run, populate beside demand
+	grep -E '^d\. every CPU populating at once' "$b/bench.txt" ||
+		{ echo "bench.txt has no every-CPU populate table"; return 1; }
+	# where the host's 2 MiB pool let b. run, populate beside demand, and the estimate
 	if grep -q ' faults perf-2M ' "$b/bench.runs"; then
 		grep -m1 -E ' faults perf-populate-2M ' "$b/bench.runs" ||
 			{ echo "bench.runs has no perf bench mem mmap -f populate line"; return 1; }
+		grep -E '^e\. a populate end to end, an estimate' "$b/bench.txt" ||
+			{ echo "bench.txt has no end-to-end estimate"; return 1; }
 	fi
 	grep -m5 -E 'undecided|cold|cached' "$b/bench.txt"
 }
