@@ -283,7 +283,7 @@ broken_boots() {
 	for v in "$@"; do
 		# shellcheck disable=SC2086 # FILES is a list
 		git -C "$SRC" checkout -q -- $files
-		broken_append=""
+		broken_append=${broken_base:-}
 		"break_$v"
 		log=$BUILD/logs/$stage-$v.log ok=0
 		# shellcheck disable=SC2086
