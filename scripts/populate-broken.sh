@@ -10,7 +10,7 @@
 # populates clear cached). Each is booted on EPYC-Milan with thp-zero run
 # (nt_thp_zero=1) beside pf-hugetlb and the KUnit suites; its console must
 # show an in-tree test failing: a KUnit case ("not ok N ..._test") or a
-# selftest's (zero-<way>, mlock-vmas), not only the workshop's kprobe
+# selftest's (zero-<way>), not only the workshop's kprobe
 # check populate_cold (lib.sh's broken_boots).
 . "$(dirname "$0")/lib.sh"
 
@@ -30,5 +30,5 @@ broken_base=nt_thp_zero=1
 explain() {
 	grep -E "$check" "$1" | sed 's/^ *//' | sort -u | tr '\n' ';' | cut -c1-300
 }
-broken_boots populate-broken '^ *not ok [0-9]+ ([a-z_]+_test|zero-[a-z]+ |mlock-vmas)' \
+broken_boots populate-broken '^ *not ok [0-9]+ ([a-z_]+_test|zero-[a-z]+ )' \
 	"mm/gup.c mm/internal.h include/linux/mm.h mm/page_alloc.c" nopop allcold nogate noalloc
