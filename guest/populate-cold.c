@@ -5,6 +5,12 @@
  * MAP_POPULATE, fallocate() on a hugetlb memfd), in one request, for
  * guest/init's populate_cold check, which counts the kernel's cold and
  * cached clears around it. Exit 1 if the way failed.
+ *
+ * populate-cold fragment <MiB>: memory pressure for guest/init's
+ * pressure_populate check: MiB of anonymous memory in 2 MiB blocks,
+ * alternately a THP and 512 pages of which every other one is given back,
+ * so that free memory is in 4 KiB pieces between movable pages and THPs;
+ * prints "fragmented" and keeps it until killed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -49,7 +55,7 @@ int main(int argc, char **argv)
 {
 	const char *w = argc > 1 ? argv[1] : "";
 	char *p = NULL;
-	unsigned long i;
+	unsigned long i, j;
 	int fd;
 
 	if (argc > 2)
@@ -85,8 +91,22 @@ int main(int argc, char **argv)
 		fd = memfd_create("populate-cold", MFD_HUGETLB);
 		if (fd >= 0 && !fallocate(fd, 0, 0, SZ))
 			p = (char *)1;
+	} else if (!strcmp(w, "fragment")) {
+		p = thp_area();
+		for (i = FOLIO; p && i < SZ; i += 2 * FOLIO)
+			madvise(p + i, FOLIO, MADV_NOHUGEPAGE);
+		for (i = 0; p && i < SZ; i += 4096)
+			p[i] = 1;
+		for (i = FOLIO; p && i < SZ; i += 2 * FOLIO)
+			for (j = 0; j < FOLIO; j += 8192)
+				madvise(p + i + j, 4096, MADV_DONTNEED);
+		if (p) {
+			puts("fragmented");
+			fflush(stdout);
+			pause();
+		}
 	} else {
-		fprintf(stderr, "usage: populate-cold thp-fault|thp-madvise|thp-mlock|"
+		fprintf(stderr, "usage: populate-cold fragment|thp-fault|thp-madvise|thp-mlock|"
 			"hugetlb-fault|hugetlb-madvise|hugetlb-map-populate|hugetlb-fallocate [MiB]\n");
 		return 2;
 	}
