@@ -68,6 +68,10 @@ perf: realise
 bench: realise
 	@$(S)/bench.sh
 
+## make vm-trace  record a guest's first touches of its RAM from the host (traces/; make bench's vm table replays them)
+vm-trace: realise
+	@$(S)/vm-trace.sh $(OUT)
+
 ## make analysis   ntbench.py's unit tests (the decision rule on made-up runs) and a small make bench, checked
 analysis: realise
 	@$(S)/analysis.sh

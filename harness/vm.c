@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm: a guest's first touches of its RAM (a trace of make vm-trace), replayed
+ * at native speed against the host's clear of each 2 MiB folio, with the
+ * realised tree's routines called as the kernel calls them.
+ *
+ *   vm [-r runs] [-n] TRACE
+ *
+ * TRACE: "<us> <page>" lines in the order the guest first touched each
+ * 4 KiB guest-physical page ('#' lines are comments; the times are not
+ * used: TCG's are not native, the order is the guest's own). The guest's
+ * RAM is a pool of 2 MiB transparent huge pages here, faulted in before
+ * anything is timed. A run replays the trace once per variant, the
+ * variants' order rotated by the run, each after an untimed read of 2 x LLC
+ * of other memory (no variant inherits the caches of the one before):
+ *   - a page whose 2 MiB region the guest has not touched yet is the host's
+ *     fault on it (KVM's GUP, handle_mm_fault(), a THP): the region is
+ *     cleared as folio_zero_user() clears it with the page as the fault,
+ *     mm/memory.c of the base: r[0] right of the fault, r[1] left of it,
+ *     r[2] the fault's page +- FOLIO_ZERO_LOCALITY_RADIUS (2) pages last;
+ *     clear_pages: each range with clear_pages() (REP STOSB on ERMS CPUs,
+ *     else REP STOSQ), one call a range as on every x86 7.3 kernel;
+ *     movnti, clzero (where the CPU has it): r[0] and r[1] with the series'
+ *     cold routine, one call a range, r[2] with clear_pages(), last;
+ *   - then, and for every later page, the guest's own first write of the
+ *     page: clear_pages() of its 4 KiB (the guest's clear_page(), as its
+ *     anonymous faults and init_on_alloc zero a page; a file's data is as
+ *     many stores).
+ * Between two touches nothing else runs: the guest's own work between them
+ * (seconds, in a real VM) is left out, which keeps a cached clear's lines
+ * in the caches longer than they would stay: it favours mainline.
+ *
+ * Output: '#' lines, then per run and variant "run <KiB> <variant> <clear
+ * ns> <touch ns>": KiB of the regions the trace touches, and ns per 4 KiB
+ * page of them for the host's clears and for the guest's writes (all the
+ * replay's time but the clears). -n: read the trace, say what would run,
+ * exit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "routines.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+
+#define PAGE		4096UL
+#define PMD		(2UL << 20)
+#define NR		512L	/* pages of a 2 MiB folio */
+#define RADIUS		2	/* FOLIO_ZERO_LOCALITY_RADIUS, mm/memory.c */
+#define MAX_RUNS	64
+
+typedef unsigned long (*clear_fn)(void *, size_t);
+
+/* routines.h's probes take it as their source */
+const uint8_t empty_zero_page[PAGE] __attribute__((aligned(PAGE)));
+
+struct variant {
+	const char *name;
+	clear_fn cold;		/* r[0] and r[1]; NULL: clear_pages() */
+};
+
+static clear_fn cached;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void clear(clear_fn fn, uint8_t *p, size_t len)
+{
+	if (fn(p, len)) {
+		fprintf(stderr, "vm: %%rax not zero after a clear\n");
+		exit(1);
+	}
+}
+
+/* folio_zero_user() of the 2 MiB folio at @folio for a fault on page @idx */
+static void zero_folio(const struct variant *v, uint8_t *folio, long idx)
+{
+	long s2 = idx - RADIUS < 0 ? 0 : idx - RADIUS;
+	long e2 = idx + RADIUS > NR - 1 ? NR - 1 : idx + RADIUS;
+	clear_fn far = v->cold ? v->cold : cached;
+
+	if (e2 + 1 < NR)		/* r[0], right of the fault */
+		clear(far, folio + (e2 + 1) * PAGE, (NR - 1 - e2) * PAGE);
+	if (s2 > 0)			/* r[1], left of it */
+		clear(far, folio, s2 * PAGE);
+	clear(cached, folio + s2 * PAGE, (e2 - s2 + 1) * PAGE);
+}
+
+/* A PMD-aligned region of THP, every page present */
+static uint8_t *map_thp(size_t len)
+{
+	uint8_t *p = mmap(NULL, len + PMD, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t off;
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "vm: mmap of %zu MiB: %s\n", len >> 20, strerror(errno));
+		exit(1);
+	}
+	p = (uint8_t *)(((uintptr_t)p + PMD - 1) & ~(PMD - 1));
+	madvise(p, len, MADV_HUGEPAGE);
+	if (madvise(p, len, MADV_POPULATE_WRITE))
+		for (off = 0; off < len; off += PAGE)
+			p[off] = 1;
+	return p;
+}
+
+static size_t llc_size(void)
+{
+	long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+	if (v <= 0)
+		v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	return v > 0 ? v : 32UL << 20;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	struct variant vars[3] = { { "clear_pages", NULL }, { "movnti", clear_movnti } };
+	size_t cap = 1 << 16, nev = 0, npages = 0, llc, i;
+	uint64_t clear_ns[3][MAX_RUNS], all_ns[3][MAX_RUNS], sorted[MAX_RUNS];
+	long nregions = 0, runs = 3, page;
+	uint8_t *pool, *other, *done;
+	uint32_t *ev = malloc(cap * sizeof(*ev));
+	int c, nv = 2, r, k;
+	bool dry = false;
+	char line[128];
+	FILE *f;
+
+	while ((c = getopt(argc, argv, "r:n")) != -1) {
+		switch (c) {
+		case 'r': runs = atol(optarg); break;
+		case 'n': dry = true; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc - 1 || runs < 1 || runs > MAX_RUNS)
+		goto usage;
+	f = fopen(argv[optind], "r");
+	if (!f) {
+		fprintf(stderr, "vm: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%*u %ld", &page) != 1 || page < 0 || page >= 1L << 30) {
+			fprintf(stderr, "vm: %s: not a trace line: %s", argv[optind], line);
+			return 1;
+		}
+		if (nev == cap)
+			ev = realloc(ev, (cap *= 2) * sizeof(*ev));
+		ev[nev++] = page;
+		if ((size_t)page + 1 > npages)
+			npages = page + 1;
+	}
+	fclose(f);
+	npages = (npages + NR - 1) / NR * NR;
+	done = calloc(npages / NR, 1);
+	if (!nev || !done) {
+		fprintf(stderr, "vm: %s: no pages\n", argv[optind]);
+		return 1;
+	}
+	for (i = 0; i < nev; i++)
+		if (!done[ev[i] / NR]) {
+			done[ev[i] / NR] = 1;
+			nregions++;
+		}
+	if (have_clzero())
+		vars[nv++] = (struct variant){ "clzero", clear_clzero };
+	cached = have_erms() ? clear_stosb : clear_stosq;
+	llc = llc_size();
+	printf("# vm: %s: %zu first touches in %ld regions of 2 MiB (%ld MiB), guest RAM %zu MiB; %ld run(s); clear_pages is %s; LLC %zu MiB\n",
+	       argv[optind], nev, nregions, nregions * 2, npages * PAGE >> 20, runs,
+	       cached == clear_stosb ? "REP STOSB" : "REP STOSQ", llc >> 20);
+	if (dry)
+		return 0;
+	pool = map_thp(npages * PAGE);
+	other = map_thp(2 * llc);
+
+	for (r = 0; r < runs; r++) {
+		for (k = 0; k < nv; k++) {
+			int v = (k + r) % nv;
+			volatile uint64_t sink = 0;
+			uint64_t t0, t, cl = 0;
+
+			for (i = 0; i < 2 * llc; i += 64)
+				sink += other[i];
+			memset(done, 0, npages / NR);
+			t0 = now_ns();
+			for (i = 0; i < nev; i++) {
+				uint32_t p = ev[i], reg = p / NR;
+
+				if (!done[reg]) {
+					done[reg] = 1;
+					t = now_ns();
+					zero_folio(&vars[v], pool + (size_t)reg * PMD, p % NR);
+					cl += now_ns() - t;
+				}
+				clear(cached, pool + (size_t)p * PAGE, PAGE);
+			}
+			all_ns[v][r] = now_ns() - t0;
+			clear_ns[v][r] = cl;
+			(void)sink;
+		}
+		for (k = 0; k < nv; k++)
+			printf("run %ld %s %.1f %.1f\n", nregions * 2048, vars[k].name,
+			       (double)clear_ns[k][r] / (nregions * NR),
+			       (double)(all_ns[k][r] - clear_ns[k][r]) / (nregions * NR));
+		fflush(stdout);
+	}
+	for (k = 0; k < nv; k++) {
+		for (r = 0; r < runs; r++)
+			sorted[r] = all_ns[k][r];
+		qsort(sorted, runs, sizeof(*sorted), cmp_u64);
+		printf("# %-12s total %.1f ns per 4 KiB page (median of %ld)\n", vars[k].name,
+		       (double)sorted[runs / 2] / (nregions * NR), runs);
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: vm [-r runs] [-n] TRACE\n");
+	return 2;
+}
