@@ -25,8 +25,8 @@
  *		line right after its clear, in address order: a task that
  *		touches the whole folio at once (cold's worst case);
  *	  page	a store of one word per 4 KiB page right after its clear (perf
- *		bench mem mmap -f demand; a guest's first write to THP-backed
- *		RAM);
+ *		bench mem mmap -f demand; a guest writes its pages whole:
+ *		harness/vm replays what a guest does);
  *	  none	nothing: populate (MADV_POPULATE_WRITE, MAP_POPULATE, mlock(),
  *		hugetlbfs fallocate(), memfd);
  *	  later	nothing, then one sweep (a load and a store per line) of the

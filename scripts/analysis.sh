@@ -38,6 +38,16 @@ small_bench() {
 	grep -E 'the gate: ' "$b/bench.txt" || { echo "bench.txt has no populate gate (populate then use)"; return 1; }
 	grep -E '^d\. every CPU populating at once' "$b/bench.txt" ||
 		{ echo "bench.txt has no every-CPU populate table"; return 1; }
+	# f.: each recorded guest trace replayed, and the decision for KVM's fault
+	for t in "$TOP"/traces/*.trace.gz; do
+		t=$(basename "$t" .trace.gz)
+		awk -v k="vm-$t" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
+			{ echo "bench.runs has no 'vm-$t' line"; return 1; }
+	done
+	# (the line is folded: its continuation lines are indented)
+	awk '/^f\. decision for KVM/ { f = 1; d = $0; next } f && /^    / { d = d " " $0; next } { f = 0 }
+		END { print d }' "$b/bench.txt" | tr -s ' ' | grep -E ': movnti (cold|cached|undecided) \(' ||
+		{ echo "bench.txt has no decision for KVM's first-touch fault"; return 1; }
 	# where the host's 2 MiB pool let b. run, populate beside demand, and the estimate
 	if grep -q ' faults perf-2M ' "$b/bench.runs"; then
 		grep -m1 -E ' faults perf-populate-2M ' "$b/bench.runs" ||

@@ -44,6 +44,10 @@
 #                          one thread a CPU, each its own region of this size
 #                          of 2 MiB folios, cleared, then every line stored;
 #                          the section "mt"; empty: not run)
+#   VM=traces/*.trace.gz   f.: a VM's RAM faulted in on first touch: each
+#                          recorded guest trace (make vm-trace) replayed by
+#                          harness/vm, mainline against the cold routines (the
+#                          sections vm-<name>; empty: not run)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
 #                          decided with (the series v3: 32M)
@@ -121,6 +125,7 @@ uses_list=${USES-all,page,none,later}
 cfolios=${COPY_FOLIOS-2M,1G}
 regions=${REGIONS-2M,8M,32M,128M,1G}
 mt=${MT-256M}
+vm_list=${VM-$(cd "$TOP" && echo traces/*.trace.gz)}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
 base32=${BASE32-1}
@@ -180,6 +185,12 @@ for u in ${uses_list//,/ }; do
 done
 [ "$harness" = 0 ] || [ ${#uses[@]} -gt 0 ] || die "USES is empty"
 [[ $margin =~ ^0?\.[0-9]+$ ]] || die "MARGIN=$margin: want a fraction such as 0.02"
+vms=()
+for t in $vm_list; do
+	[[ $t = /* ]] || t=$TOP/$t
+	[[ $t = *.trace.gz ]] && [ -f "$t" ] || die "VM: no trace $t (traces/<name>.trace.gz, made by make vm-trace)"
+	vms+=("$t")
+done
 if [ -n "${REPORT+x}" ]; then report_page=$(report_check "$REPORT") || exit 1; fi
 command -v python3 >/dev/null || die "python3 is missing (make deps)"
 
@@ -198,7 +209,7 @@ avail=$(( $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) / 1024 ))
 
 out=$BUILD/bench
 mkdir -p "$out"
-rm -f "$out"/bench.* "$out"/touch-*.out "$out"/*.png "$out"/*.dat
+rm -f "$out"/bench.* "$out"/touch-*.out "$out"/vm-*.out "$out"/*.png "$out"/*.dat
 runsf=$out/bench.runs
 : >"$runsf"
 tmp=$(mktemp -d)
@@ -262,7 +273,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT VM COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -280,12 +291,13 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt VM=${vm_list// /,} COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
 	echo "margin: $margin"
 	[ -z "$mt" ] || echo "mt_threads: $(nproc)"
+	for t in "${vms[@]}"; do echo "vm_trace_$(vm_name "$t"): ${t#"$TOP"/}"; done
 	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo): $(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 } /^stepping/ { printf "%s family %#x model %#x stepping %d", v, f, m, $2; exit }' /proc/cpuinfo)"
 	echo "features: ${have[*]:-none}; not: ${lack[*]:-(none missing)} (of erms fsrm clzero movdir64b avx512f pdpe1gb hybrid_cpu in /proc/cpuinfo)"
 	echo "machine: $hv, $(nproc) CPUs online, $(awk '/^MemTotal:/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB, L3 $(lscpu -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 == "L3" { print $2 }' || echo '?') as reported"
@@ -293,12 +305,18 @@ meta() {
 	echo "host kernel: $(uname -r)"
 	echo "tree: workshop $tree; build/linux $(git -C "$SRC" log -1 --format=%h 2>/dev/null || echo '?') ($(git -C "$SRC" rev-list --count base..HEAD 2>/dev/null || echo '?') commits on base)"
 }
+# vm_name TRACE: the name of its section (traces/<name>.trace.gz: vm-<name>)
+vm_name() { local b; b=$(basename "$1"); echo "${b%.trace.gz}"; }
 meta >"$out/bench.meta"
 perf=$("$TOP/scripts/perf.sh") || die "perf build failed"
 if [ "$harness" = 1 ]; then
 	make -s -C "$TOP/harness" KSRC="$SRC" OUT="$BUILD/harness" "$BUILD/harness/touch" "$BUILD/harness/clearpage" \
-		"$BUILD/harness/populate" >&2 || die "harness build failed"
+		"$BUILD/harness/populate" "$BUILD/harness/vm" >&2 || die "harness build failed"
 	touch=$BUILD/harness/touch
+	for t in "${vms[@]}"; do
+		zcat "$t" >"$tmp/$(vm_name "$t").trace" || die "VM: $t does not unpack"
+		"$BUILD/harness/vm" -n "$tmp/$(vm_name "$t").trace" >&2 || die "vm refuses $t"
+	done
 	targs_fault=(-r "$runs" -s "$folios" -f "$fault" -u "$units" -x)
 	[ "$base32" = 1 ] && targs_fault+=(-m)
 	targs_copy=(-r "$runs" -s "$cfolios" -f "$fault" -u "$units" -x)
@@ -397,7 +415,7 @@ b_round() {
 # fault-<use>), populate then use for each region (the section region, its
 # size column the region's), touch copy and touch pollute, one round each
 c_round() {
-	local m o u r
+	local m o u r t n
 	if [ -n "$mt" ]; then
 		o=$out/populate-mt.$round.out
 		step "populate -s $mt -r $runs (every CPU at once)"
@@ -405,6 +423,14 @@ c_round() {
 		# run <threads> <KiB a thread> <variant> <first ns/page> <touch ns/page>
 		awk -v r="$round" '$1 == "run" { print r, "mt", $3, $4, $5, $6 }' "$o" >>"$runsf"
 	fi
+	for t in "${vms[@]}"; do
+		n=$(vm_name "$t")
+		o=$out/vm-$n.$round.out
+		step "vm -r $runs $n"
+		bg "$o" "$BUILD/harness/vm" -r "$runs" "$tmp/$n.trace" || die "vm -r $runs $n failed"
+		# run <KiB> <variant> <clear ns/page> <touch ns/page>
+		awk -v r="$round" -v s="vm-$n" '$1 == "run" { print r, s, $2, $3, $4, $5 }' "$o" >>"$runsf"
+	done
 	for r in ${regions//,/ }; do
 		o=$out/touch-region-$r.$round.out
 		step "touch fault ${targs_region[*]} -R $r"

@@ -47,6 +47,7 @@ import textwrap
 from collections import namedtuple
 
 import ntbench_mt
+import ntbench_vm
 
 MARGIN = 0.02
 MAINLINE = {"fault": "clear_pages", "copy": "copy_mc"}
@@ -519,6 +520,7 @@ def tables_text(runs, margin, with_entry=True, unit=None, recorded=((), ())):
                               "(touch); ns per 4 KiB page, median of the per-round medians", folios=False)
     out += ntbench_mt.mt_tables(runs, margin, decision_table, MAINLINE, COLD)
     out += ntbench_mt.estimate_lines(runs)
+    out += ntbench_vm.vm_tables(runs, margin, analyse, fmt, MAINLINE)
     out += decision_table(runs, "copy", margin, "c. touch copy: ns per 4 KiB page, median of the per-round medians")
     out += pollute_table(runs, margin)
     if with_entry:

@@ -1,5 +1,6 @@
 """Unit tests of scripts/ntbench.py on made-up runs (python3 -m unittest discover -s scripts -p 'test_*.py')."""
 import contextlib
+import gzip
 import io
 import os
 import random
@@ -380,6 +381,46 @@ class Mt(Base):
         text = ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False)
         self.assertNotIn("d. every CPU", text)
         self.assertNotIn("e. a populate end to end", text)
+
+
+class Vm(Base):
+    """f. a VM's RAM faulted in on first touch: a recorded trace replayed (ntbench_vm)."""
+
+    def run_with(self, ratios):
+        """A run with a vm-<name> section per {name: (clear, touch) of movnti}; mainline 300 + 300."""
+        rows = []
+        for r in range(5):
+            for name, (cl, to) in sorted(ratios.items()):
+                rows += ["%d vm-%s 524288 clear_pages 300.0 300.0" % (r, name),
+                         "%d vm-%s 524288 movnti %.1f %.1f" % (r, name, cl, to)]
+        d = write_run(os.path.join(self.d, "vm"), fault=full({"movnti": 0.9}), extra="\n".join(rows) + "\n")
+        trace = os.path.join(self.d, "a.trace.gz")
+        with gzip.open(trace, "wt") as f:
+            f.write("# guest kernel: 7.3.4 thp=always\n# vmtrace: x, 262144 pages of 4 KiB, polled every 1000 us\n"
+                    "0 0\n0 1\n5000 2\n200000 512\n2000000 513\n")
+        with open(os.path.join(d, "bench.meta"), "a") as f:
+            f.write("vm_trace_a: %s\n" % trace)
+        return re.sub(r"\s+", " ", ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False))
+
+    def test_one_cached_trace_decides_cached(self):
+        text = self.run_with({"a": (200, 500), "b": (150, 300)})
+        self.assertIn("trace a (%s): guest kernel: 7.3.4 thp=always" % os.path.join(self.d, "a.trace.gz"), text)
+        # 5 pages in 2 regions: page 1 in the first poll, 2 after 5 ms, 513 after 1.8 s; 1019 of 1024 never
+        self.assertIn("5 pages first touched in 2 regions of 2 MiB; of a region's 512 pages, one is its first touch, "
+                      "and the others are touched after it (TCG's time, polled every 1000 us): the same poll 0.1 %, "
+                      "< 10 ms 0.1 %, < 100 ms 0.0 %, < 1 s 0.0 %, >= 1 s 0.1 %; never: 99.5 %", text)
+        self.assertIn("movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
+        self.assertIn("trace b (path not recorded):", text)
+        self.assertIn("movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)
+        self.assertIn("f. decision for KVM's first-touch fault on AMD EPYC 9B45: x: movnti cached", text)
+
+    def test_every_trace_cold_decides_cold(self):
+        text = self.run_with({"a": (150, 300), "b": (100, 400)})
+        self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cold", text)
+
+    def test_absent(self):
+        d = write_run(os.path.join(self.d, "none"), fault=full({"clzero": 0.9}))
+        self.assertNotIn("f. a VM's RAM", ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False))
 
 
 class Pollute(Base):

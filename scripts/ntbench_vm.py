@@ -1,0 +1,122 @@
+"""make bench's f.: a VM's RAM faulted in on the guest's first touch, replayed (harness/vm).
+
+A trace (traces/<name>.trace.gz, made by make vm-trace) holds the order in which a guest first
+touched each 4 KiB page of its RAM, seen from the host. harness/vm replays it: the host's clear of a
+2 MiB folio at the first touch of its region (a KVM fault: mainline's folio_zero_user(), or the far
+ranges cold and the faulting neighbourhood cached), then the guest's write of each page it touches,
+in the trace's order. The rows "<round> vm-<name> <KiB> <variant> <clear ns/page> <touch ns/page>"
+go through ntbench's decision rule, per trace; the decision for KVM's fault on this part is cold
+only where every trace decides the routine cold, cached where one decides it cached.
+"""
+import gzip
+import os
+import re
+import statistics
+
+PREFIX = "vm-"
+BASE = "clear_pages"
+ROUTINES = ("movnti", "clzero")
+# Delays after a region's first touch (TCG's microseconds), and their names
+BUCKETS = ((0, "the same poll"), (10000, "< 10 ms"), (100000, "< 100 ms"), (1000000, "< 1 s"),
+           (None, ">= 1 s"))
+
+
+def sections(runs):
+    """The vm-<name> sections in RUNS, sorted."""
+    return sorted({f[1] for r in runs for f in r.rows if len(f) == 6 and f[1].startswith(PREFIX)})
+
+
+def reduce(path):
+    """(comments, {region: [delay us of each page touched after the region's first]}, pages) of the
+    trace at PATH: per 2 MiB guest-physical region, when each later page was touched."""
+    comments, first, later, pages = [], {}, {}, 0
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.startswith("#"):
+                comments.append(line[1:].strip())
+                continue
+            t, page = (int(x) for x in line.split())
+            reg = page // 512
+            pages += 1
+            if reg not in first:
+                first[reg] = t
+                later[reg] = []
+            else:
+                later[reg].append(t - first[reg])
+    return comments, later, pages
+
+
+def summary_lines(path):
+    """What the trace at PATH says of its guest, and its pages' delays after their region's first
+    touch; [] when the file is not here."""
+    if not path or not os.path.isfile(path):
+        return ["  (the trace %s is not here: no summary)" % path]
+    comments, later, pages = reduce(path)
+    keep = [c for c in comments if c.split(":")[0] in ("guest", "guest kernel", "workload", "guest command line")]
+    n = {name: 0 for _, name in BUCKETS}
+    for delays in later.values():
+        for d in delays:
+            for lim, name in BUCKETS:
+                if lim is None or (d == 0 if lim == 0 else d < lim):
+                    n[name] += 1
+                    break
+    never = 512 * len(later) - pages
+    tot = 512 * len(later)
+    return ["  " + c for c in keep] + [
+        "  %d pages first touched in %d regions of 2 MiB; of a region's 512 pages, one is its first touch, and the "
+        "others are touched after it (TCG's time, polled every %s): %s; never: %.1f %%" % (
+            pages, len(later), interval(comments),
+            ", ".join("%s %.1f %%" % (name, 100 * n[name] / tot) for _, name in BUCKETS), 100 * never / tot)]
+
+
+def interval(comments):
+    """The trace's poll interval, from vmtrace's comment line."""
+    for c in comments:
+        m = re.search(r"polled every (\d+) us", c)
+        if m:
+            return "%d us" % int(m.group(1))
+    return "?"
+
+
+def vm_tables(runs, margin, analyse, fmt, mainline):
+    """f.: a table and a decision per trace, and the decision for KVM's fault on this part; [] where
+    the runs have no vm rows. ANALYSE, FMT and MAINLINE: ntbench's, so that the rule is the same."""
+    secs = sections(runs)
+    if not secs:
+        return []
+    for sec in secs:
+        mainline.setdefault(sec, BASE)
+    meta = runs[0].meta
+    out = ["f. a VM's RAM faulted in on the guest's first touch (harness/vm): a recorded guest's first touches "
+           "replayed, the host clearing each 2 MiB folio at its region's first touch (clear_pages: mainline's "
+           "folio_zero_user(); a routine: its far ranges cold, the faulting page +- 2 cached, last), then the guest "
+           "writing each page it touches, in the trace's order, nothing between (which favours mainline); ns per "
+           "4 KiB page of the regions touched, median of the per-round medians"]
+    verdict = {}
+    for sec in secs:
+        decs, meds = analyse(runs, sec, margin)
+        name = sec[len(PREFIX):]
+        path = meta.get("vm_trace_" + name, "")
+        out.append("trace %s (%s):" % (name, path or "path not recorded"))
+        out += summary_lines(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), path)
+                             if path else "")
+        out.append("  %-12s %8s %8s %8s  %-26s %s" % ("variant", "clear", "touch", "total",
+                                                     "total/%s [min-max]" % BASE, "decision"))
+        for (size, v) in sorted(meds, key=lambda k: (k[1] != BASE, k[1])):
+            m = [statistics.median(x[j] for x in meds[(size, v)].values()) for j in range(3)]
+            d = decs.get(v, {}).get(size)
+            rat = "%s [%s-%s] n=%d" % (fmt(d.med), fmt(d.lo), fmt(d.hi), d.n) if d else ""
+            out.append("  %-12s %8.1f %8.1f %8.1f  %-26s %s" % (v, m[0], m[1], m[2], rat,
+                                                             d.kind if d else "(mainline)"))
+            if d and v in ROUTINES:
+                verdict.setdefault(v, []).append(d.kind)
+    words = []
+    for v in ROUTINES:
+        kinds = verdict.get(v)
+        if not kinds:
+            continue
+        kind = "cold" if all(k == "cold" for k in kinds) else "cached" if "cached" in kinds else "undecided"
+        words.append("%s %s" % (v, kind))
+    out.append("f. decision for KVM's first-touch fault on %s: %s (cold only where every trace decides it cold, "
+               "cached where one decides it cached)" % (meta.get("cpu", "this CPU"), ", ".join(words) or "nothing measured"))
+    return out + [""]
