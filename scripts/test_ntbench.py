@@ -409,6 +409,9 @@ class Vm(Base):
         self.assertIn("5 pages first touched in 2 regions of 2 MiB; of a region's 512 pages, one is its first touch, "
                       "and the others are touched after it (TCG's time, polled every 1000 us): the same poll 0.1 %, "
                       "< 10 ms 0.1 %, < 100 ms 0.0 %, < 1 s 0.0 %, >= 1 s 0.1 %; never: 99.5 %", text)
+        # pages 1, 2 and 513: 4, 8 and 4 KiB of writes since their region's first touch
+        self.assertIn("the replay stores (the other regions' clears and the guest's writes) median 4 KiB, 90th "
+                      "percentile 4 KiB, 99th 4 KiB", text)
         self.assertIn("movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
         self.assertIn("trace b (path not recorded):", text)
         self.assertIn("movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)

@@ -19,8 +19,10 @@ out=${1:-$TOP/traces/vm-first-touch.trace.gz}
 mem=${VMTRACE_MEM:-1G}
 cpu=${VMTRACE_CPU:-EPYC-Milan}
 us=${VMTRACE_US:-1000}
+# The Debian-config kernel, built (incrementally) unless KERNEL names one
+if [ -z "${KERNEL:-}" ]; then debian_kernel || die "the Debian-config kernel did not build"; fi
 kernel=${KERNEL:-$DEBIAN_OBJ/arch/x86/boot/bzImage}
-[ -f "$kernel" ] || die "no kernel at $kernel: build the Debian-config kernel first (make builds) or set KERNEL"
+[ -f "$kernel" ] || die "no kernel at $kernel"
 shm=$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null || echo '[never]')
 [[ $shm = *"[never]"* || $shm = *"[deny]"* ]] ||
 	die "shmem_enabled is '$shm': the RAM file would get huge pages and every 2 MiB would look touched at once"
