@@ -11,7 +11,8 @@
  * written it, as a host fault makes it resident; mincore() on a read-only
  * mapping of FILE, which this program never touches, says which are. Every
  * -i microseconds (default 1000) it reads the residency of the file (each
- * 2 MiB of it until all its pages have been seen) and
+ * 2 MiB of it that has data, SEEK_DATA says, until all its pages have been
+ * seen) and
  * prints a line "<us> <page>" for each page that became resident since the
  * last poll, in ascending page order within one poll (the order inside an
  * interval is not seen: the trace's resolution is the interval). <us> is the
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
 	}
 	n = st.st_size / PAGE;
 	map = mmap(NULL, n * PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	vec = malloc(n);
+	vec = calloc(n, 1);
 	seen = calloc(n, 1);
 	count = calloc(n / REGION + 1, sizeof(*count));
 	if (map == MAP_FAILED || !vec || !seen || !count) {
@@ -108,12 +109,27 @@ int main(int argc, char **argv)
 		if (stop || (pid && kill(pid, 0) && errno == ESRCH))
 			going = 0;
 		t = now_us();
-		/* 2 MiB at a time, leaving out those already all seen */
+		/*
+		 * 2 MiB at a time, leaving out those already all seen and,
+		 * by SEEK_DATA, the holes: only a region with new pages
+		 * costs a mincore() of its 512 pages.
+		 */
 		for (i = 0; i < n; i += REGION) {
 			size_t len = n - i < REGION ? n - i : REGION;
 
 			if (count[i / REGION] == len)
 				continue;
+			if (!count[i / REGION]) {
+				off_t d = lseek(fd, i * PAGE, SEEK_DATA);
+
+				if (d < 0 || (size_t)d / PAGE >= n)
+					break;		/* no data from here on */
+				if ((size_t)d / PAGE >= i + len) {
+					/* the next region with data */
+					i = (size_t)d / PAGE / REGION * REGION - REGION;
+					continue;
+				}
+			}
 			if (mincore((char *)map + i * PAGE, len * PAGE, vec + i)) {
 				fprintf(stderr, "vmtrace: mincore: %s\n", strerror(errno));
 				return 1;

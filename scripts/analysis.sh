@@ -41,8 +41,10 @@ small_bench() {
 	# f.: each recorded guest trace replayed, and the decision for KVM's fault
 	for t in "$TOP"/traces/*.trace.gz; do
 		t=$(basename "$t" .trace.gz)
-		awk -v k="vm-$t" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
-			{ echo "bench.runs has no 'vm-$t' line"; return 1; }
+		for w in stosb run line; do
+			awk -v k="vm-$w-$t" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
+				{ echo "bench.runs has no 'vm-$w-$t' line"; return 1; }
+		done
 	done
 	# (the line is folded: its continuation lines are indented)
 	awk '/^f\. decision for KVM/ { f = 1; d = $0; next } f && /^    / { d = d " " $0; next } { f = 0 }

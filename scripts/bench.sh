@@ -46,8 +46,10 @@
 #                          the section "mt"; empty: not run)
 #   VM=traces/*.trace.gz   f.: a VM's RAM faulted in on first touch: each
 #                          recorded guest trace (make vm-trace) replayed by
-#                          harness/vm, mainline against the cold routines (the
-#                          sections vm-<name>; empty: not run)
+#                          harness/vm, mainline against the cold routines,
+#                          once per guest write model of VM_WRITES (the
+#                          sections vm-<model>-<name>; empty: not run)
+#   VM_WRITES=stosb,run,line  f.: how the guest writes a page (vm -w)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
 #                          decided with (the series v3: 32M)
@@ -126,6 +128,7 @@ cfolios=${COPY_FOLIOS-2M,1G}
 regions=${REGIONS-2M,8M,32M,128M,1G}
 mt=${MT-256M}
 vm_list=${VM-$(cd "$TOP" && echo traces/*.trace.gz)}
+vm_writes=${VM_WRITES-stosb,run,line}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
 base32=${BASE32-1}
@@ -191,6 +194,10 @@ for t in $vm_list; do
 	[[ $t = *.trace.gz ]] && [ -f "$t" ] || die "VM: no trace $t (traces/<name>.trace.gz, made by make vm-trace)"
 	vms+=("$t")
 done
+for w in ${vm_writes//,/ }; do
+	[[ " stosb run line " = *" $w "* ]] || die "VM_WRITES: unknown model '$w' (stosb, run, line)"
+done
+[ ${#vms[@]} = 0 ] || [ -n "${vm_writes//,/}" ] || die "VM_WRITES is empty"
 if [ -n "${REPORT+x}" ]; then report_page=$(report_check "$REPORT") || exit 1; fi
 command -v python3 >/dev/null || die "python3 is missing (make deps)"
 
@@ -273,7 +280,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT VM COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT VM VM_WRITES COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -291,7 +298,7 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt VM=${vm_list// /,} COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt VM=${vm_list// /,} VM_WRITES=$vm_writes COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
@@ -305,7 +312,7 @@ meta() {
 	echo "host kernel: $(uname -r)"
 	echo "tree: workshop $tree; build/linux $(git -C "$SRC" log -1 --format=%h 2>/dev/null || echo '?') ($(git -C "$SRC" rev-list --count base..HEAD 2>/dev/null || echo '?') commits on base)"
 }
-# vm_name TRACE: the name of its section (traces/<name>.trace.gz: vm-<name>)
+# vm_name TRACE: the trace's name (traces/<name>.trace.gz: <name>)
 vm_name() { local b; b=$(basename "$1"); echo "${b%.trace.gz}"; }
 meta >"$out/bench.meta"
 perf=$("$TOP/scripts/perf.sh") || die "perf build failed"
@@ -415,7 +422,7 @@ b_round() {
 # fault-<use>), populate then use for each region (the section region, its
 # size column the region's), touch copy and touch pollute, one round each
 c_round() {
-	local m o u r t n
+	local m o u r t n w
 	if [ -n "$mt" ]; then
 		o=$out/populate-mt.$round.out
 		step "populate -s $mt -r $runs (every CPU at once)"
@@ -425,11 +432,13 @@ c_round() {
 	fi
 	for t in "${vms[@]}"; do
 		n=$(vm_name "$t")
-		o=$out/vm-$n.$round.out
-		step "vm -r $runs $n"
-		bg "$o" "$BUILD/harness/vm" -r "$runs" "$tmp/$n.trace" || die "vm -r $runs $n failed"
-		# run <KiB> <variant> <clear ns/page> <touch ns/page>
-		awk -v r="$round" -v s="vm-$n" '$1 == "run" { print r, s, $2, $3, $4, $5 }' "$o" >>"$runsf"
+		for w in ${vm_writes//,/ }; do
+			o=$out/vm-$w-$n.$round.out
+			step "vm -r $runs -w $w $n"
+			bg "$o" "$BUILD/harness/vm" -r "$runs" -w "$w" "$tmp/$n.trace" || die "vm -r $runs -w $w $n failed"
+			# run <KiB> <variant> <clear ns/page> <touch ns/page>
+			awk -v r="$round" -v s="vm-$w-$n" '$1 == "run" { print r, s, $2, $3, $4, $5 }' "$o" >>"$runsf"
+		done
 	done
 	for r in ${regions//,/ }; do
 		o=$out/touch-region-$r.$round.out

@@ -11,6 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ntbench  # noqa: E402
+import ntbench_vm  # noqa: E402
 
 SIZES = [16, 64, 256, 1024, 2048, 32768, 1048576]
 AMD = "AuthenticAMD 0x1a 0x2 1 clzero=1 movdir64b=1"
@@ -384,42 +385,52 @@ class Mt(Base):
 
 
 class Vm(Base):
-    """f. a VM's RAM faulted in on first touch: a recorded trace replayed (ntbench_vm)."""
+    """f. a VM's RAM faulted in on first touch: recorded traces replayed (ntbench_vm)."""
 
     def run_with(self, ratios):
-        """A run with a vm-<name> section per {name: (clear, touch) of movnti}; mainline 300 + 300."""
+        """A run with a vm-<model>-<name> section per {(model, name): (clear, touch) of movnti};
+        mainline 300 + 300."""
         rows = []
         for r in range(5):
-            for name, (cl, to) in sorted(ratios.items()):
-                rows += ["%d vm-%s 524288 clear_pages 300.0 300.0" % (r, name),
-                         "%d vm-%s 524288 movnti %.1f %.1f" % (r, name, cl, to)]
+            for (model, name), (cl, to) in sorted(ratios.items()):
+                rows += ["%d vm-%s-%s 524288 clear_pages 300.0 300.0" % (r, model, name),
+                         "%d vm-%s-%s 524288 movnti %.1f %.1f" % (r, model, name, cl, to)]
         d = write_run(os.path.join(self.d, "vm"), fault=full({"movnti": 0.9}), extra="\n".join(rows) + "\n")
-        trace = os.path.join(self.d, "a.trace.gz")
+        trace = os.path.join(self.d, "a-1g.trace.gz")
         with gzip.open(trace, "wt") as f:
-            f.write("# guest kernel: 7.3.4 thp=always\n# vmtrace: x, 262144 pages of 4 KiB, polled every 1000 us\n"
-                    "0 0\n0 1\n5000 2\n200000 512\n2000000 513\n")
+            f.write("# guest kernel: 7.3.4 thp=always\n# vmtrace: 100 polls in 0.5 s, longest gap 9000 us, 5 pages\n"
+                    "0 0\n0 1\n5000 2\n200000 512\n300000 3\n2000000 513\n")
         with open(os.path.join(d, "bench.meta"), "a") as f:
-            f.write("vm_trace_a: %s\n" % trace)
+            f.write("vm_trace_a-1g: %s\n" % trace)
         return re.sub(r"\s+", " ", ntbench.tables_text(ntbench.load(d)[0], 0.02, with_entry=False))
 
-    def test_one_cached_trace_decides_cached(self):
-        text = self.run_with({"a": (200, 500), "b": (150, 300)})
-        self.assertIn("trace a (%s): guest kernel: 7.3.4 thp=always" % os.path.join(self.d, "a.trace.gz"), text)
-        # 5 pages in 2 regions: page 1 in the first poll, 2 after 5 ms, 513 after 1.8 s; 1019 of 1024 never
-        self.assertIn("5 pages first touched in 2 regions of 2 MiB; of a region's 512 pages, one is its first touch, "
-                      "and the others are touched after it (TCG's time, polled every 1000 us): the same poll 0.1 %, "
-                      "< 10 ms 0.1 %, < 100 ms 0.0 %, < 1 s 0.0 %, >= 1 s 0.1 %; never: 99.5 %", text)
-        # pages 1, 2 and 513: 4, 8 and 4 KiB of writes since their region's first touch
-        self.assertIn("the replay stores (the other regions' clears and the guest's writes) median 4 KiB, 90th "
+    def test_models_disagree_undecided(self):
+        text = self.run_with({("stosb", "a-1g"): (200, 500), ("line", "a-1g"): (150, 300),
+                              ("stosb", "b"): (200, 500)})
+        self.assertIn("trace a-1g (%s): guest kernel: 7.3.4 thp=always" % os.path.join(self.d, "a-1g.trace.gz"), text)
+        # 6 pages in 2 regions: page 1 in the first poll, 2 after 5 ms, 3 after 300 ms, 513 after 1.8 s;
+        # 1018 of 1024 never; polls 5 ms apart on average
+        self.assertIn("6 pages first touched in 2 regions of 2 MiB; of a region's 512 pages, one is its first touch, "
+                      "and the others are touched after it (TCG's time, polled every 5.0 ms on average, at most "
+                      "9 ms): the same poll 0.1 %, < 10 ms 0.1 %, < 100 ms 0.0 %, < 1 s 0.1 %, >= 1 s 0.1 %; "
+                      "never: 99.4 %", text)
+        # in other regions: none before pages 1 and 2; page 512's 2 MiB clear and 4 KiB before page 3
+        # (2052 KiB); page 3's 4 KiB before page 513
+        self.assertIn("the replay stores in other regions (their clears and the guest's writes) median 0 KiB, 90th "
                       "percentile 4 KiB, 99th 4 KiB", text)
-        self.assertIn("movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
+        dist = ntbench_vm.reduce(os.path.join(self.d, "a-1g.trace.gz"))[3]
+        self.assertEqual(dist, [0, 0, 4096, 2052 * 1024])
+        self.assertIn("stosb movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
+        self.assertIn("line movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)
         self.assertIn("trace b (path not recorded):", text)
-        self.assertIn("movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)
-        self.assertIn("f. decision for KVM's first-touch fault on AMD EPYC 9B45: x: movnti cached", text)
+        self.assertIn("f. decision for KVM's first-touch fault on AMD EPYC 9B45: x: movnti undecided", text)
 
-    def test_every_trace_cold_decides_cold(self):
-        text = self.run_with({"a": (150, 300), "b": (100, 400)})
-        self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cold", text)
+    def test_every_one_cold_or_cached(self):
+        cold = self.run_with({("stosb", "a-1g"): (150, 300), ("run", "a-1g"): (100, 400), ("line", "b"): (100, 300)})
+        self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cold", cold)
+        self.assertLess(cold.index("stosb movnti"), cold.index("run movnti"))     # the models' order
+        cached = self.run_with({("stosb", "a-1g"): (300, 400), ("line", "a-1g"): (300, 310)})
+        self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cached", cached)
 
     def test_absent(self):
         d = write_run(os.path.join(self.d, "none"), fault=full({"clzero": 0.9}))

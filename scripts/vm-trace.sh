@@ -8,9 +8,14 @@
 # on /dev/shm (4 KiB shmem pages: this host's shmem_enabled must be never),
 # and the kernel KERNEL (default the Debian-config build: init_on_alloc,
 # THP always; VMTRACE_APPEND adds to its command line, e.g.
-# transparent_hugepage=madvise as Ubuntu's kernel has it). harness/vmtrace polls the file's residency (mincore) every
-# VMTRACE_US microseconds (default 1000) while the guest runs. TCG's times
-# are not native; the order of first touches is the guest's own. OUT: a
+# transparent_hugepage=madvise as Ubuntu's kernel has it). harness/vmtrace
+# polls the file's residency (mincore) every VMTRACE_US microseconds
+# (default 1000; the trace's last '#' line says how often it managed) while
+# the guest runs, QEMU on CPU 0 and the poller on CPU 1 where there are two.
+# TCG's times are not native; the order of first touches is the guest's
+# own, to within a poll (a poll's pages are listed in address order). A
+# read counts as a touch here (shmem allocates on it), where KVM on
+# anonymous memory maps the zero page until the first write. OUT: a
 # gzip'd text, '#' lines saying what was recorded (the guest's phases with
 # their host times), then "<us> <page>" a line.
 . "$(dirname "$0")/lib.sh"
@@ -60,12 +65,16 @@ cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem"
 	-machine "pc,memory-backend=ram0" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$tmp/initrd" -append "console=ttyS0 panic=-1 loglevel=4${VMTRACE_APPEND:+ $VMTRACE_APPEND}")
 echo "+ ${cmd[*]}" >&2
-"$BUILD/harness/vmtrace" -i "$us" "$ram" >"$tmp/events" &
+# QEMU on CPU 0, the poller alone on CPU 1 (where there are two): it polls
+# on time, and a poll's pages, listed in address order, are fewer
+pin_q=() pin_p=()
+if [ "$(nproc)" -ge 2 ]; then pin_q=(taskset -c 0) pin_p=(taskset -c 1); fi
+"${pin_p[@]}" "$BUILD/harness/vmtrace" -i "$us" "$ram" >"$tmp/events" &
 ppid=$!
 sleep 0.5
 # The console, each line with the host's wall time
 # (EPOCHREALTIME); vmtrace's first line gives its own start on that clock.
-timeout -k 5 "${VMTRACE_TIMEOUT:-1200}" "${cmd[@]}" </dev/null 2>&1 |
+timeout -k 5 "${VMTRACE_TIMEOUT:-1200}" "${pin_q[@]}" "${cmd[@]}" </dev/null 2>&1 |
 	while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "${line%$'\r'}"; done >"$tmp/console" &
 qpid=$!
 wait $qpid || true
