@@ -20,7 +20,9 @@
  *     mm/memory.c of the base: r[0] right of the fault, r[1] left of it,
  *     r[2] the fault's page +- FOLIO_ZERO_LOCALITY_RADIUS (2) pages last;
  *     clear_pages: each range with clear_pages() (REP STOSB on ERMS CPUs,
- *     else REP STOSQ, the REP_GOOD alternative), one call a range as on every x86 7.3 kernel;
+ *     else REP STOSQ, the REP_GOOD alternative), one call a range as on
+ *     every x86 7.3 kernel (preemptible; a cooperative kernel's batch,
+ *     PROCESS_PAGES_NON_PREEMPT_BATCH, is 32 MiB: one call too);
  *     movnti, clzero (where the CPU has it): r[0] and r[1] with the series'
  *     cold routine, one call a range, r[2] with clear_pages(), last;
  *   - then, and for every later page, the guest's own first write of the
