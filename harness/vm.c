@@ -4,7 +4,7 @@
  * at native speed against the host's clear of each 2 MiB folio, with the
  * realised tree's routines called as the kernel calls them.
  *
- *   vm [-r runs] [-w stosb|run|line] [-n] TRACE
+ *   vm [-r runs] [-w stosb|run|line] [-a] [-n] TRACE
  *
  * TRACE: "<us> <page>" lines in the order the guest first touched each
  * 4 KiB guest-physical page ('#' lines are comments; the times are not
@@ -25,6 +25,10 @@
  *     PROCESS_PAGES_NON_PREEMPT_BATCH, is 32 MiB: one call too);
  *     movnti, clzero (where the CPU has it): r[0] and r[1] with the series'
  *     cold routine, one call a range, r[2] with clear_pages(), last;
+ *     with -a, the host's init_on_alloc (Debian's, Ubuntu's, Fedora's
+ *     kernels): the page allocator's clear, one clear_pages() over the
+ *     folio in address order, against the cold routine over the folio
+ *     (ALLOC_ZERO_COLD) and then the fault's page +- 2 with clear_pages();
  *   - then, and for every later page, the guest's own first write of the
  *     page, as -w says: stosb (the default), clear_pages() of its 4 KiB,
  *     as the guest's clear_page() zeroes a page it takes (its anonymous
@@ -50,6 +54,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,12 +104,27 @@ static void clear(clear_fn fn, uint8_t *p, size_t len)
 	}
 }
 
-/* folio_zero_user() of the 2 MiB folio at @folio for a fault on page @idx */
+static bool host_alloc;	/* -a: the host's init_on_alloc zeroes the folio */
+
+/*
+ * The host's clear of the 2 MiB folio at @folio for a fault on page @idx:
+ * folio_zero_user(), or with -a post_alloc_hook()'s (init_on_alloc: one
+ * clear_pages() over the folio, no fault address; cold: the series'
+ * ALLOC_ZERO_COLD over the folio, then the fault's page +- 2 again with
+ * clear_pages(), so that they are cached as folio_zero_user() leaves them).
+ */
 static void zero_folio(const struct variant *v, uint8_t *folio, long idx)
 {
 	long s2 = idx - RADIUS < 0 ? 0 : idx - RADIUS;
 	long e2 = idx + RADIUS > NR - 1 ? NR - 1 : idx + RADIUS;
 	clear_fn far = v->cold ? v->cold : cached;
+
+	if (host_alloc) {
+		clear(far, folio, NR * PAGE);
+		if (v->cold)
+			clear(cached, folio + s2 * PAGE, (e2 - s2 + 1) * PAGE);
+		return;
+	}
 
 	if (e2 + 1 < NR)		/* r[0], right of the fault */
 		clear(far, folio + (e2 + 1) * PAGE, (NR - 1 - e2) * PAGE);
@@ -229,7 +249,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	ev = malloc(cap * sizeof(*ev));
-	while ((c = getopt(argc, argv, "r:w:n")) != -1) {
+	while ((c = getopt(argc, argv, "r:w:an")) != -1) {
 		switch (c) {
 		case 'r': runs = atol(optarg); break;
 		case 'w':
@@ -239,6 +259,7 @@ int main(int argc, char **argv)
 				goto usage;
 			model = k;
 			break;
+		case 'a': host_alloc = true; break;
 		case 'n': dry = true; break;
 		default: goto usage;
 		}
@@ -286,8 +307,21 @@ int main(int argc, char **argv)
 	       cached == clear_stosb ? "REP STOSB" : "REP STOSQ",
 	       model == LINE ? "a load and a store per line" : model == RUN ?
 	       "clear_pages() of each run of consecutive pages" : "clear_pages() of 4 KiB", llc >> 20);
+	printf("# vm: the host's clear: %s\n", host_alloc ?
+	       "init_on_alloc's, the whole folio in address order (cold: then the fault's page +- 2 cached)" :
+	       "folio_zero_user()'s, the fault's page +- 2 last");
 	if (dry)
 		return 0;
+	/* one CPU for the whole replay: r[2]'s lines stay in its caches */
+	{
+		cpu_set_t set;
+		int cpu = sched_getcpu();
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu < 0 ? 0 : cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fprintf(stderr, "vm: not pinned to CPU %d: %s\n", cpu, strerror(errno));
+	}
 	pool = map_thp(npages * PAGE);
 	other = map_thp(2 * llc);
 	thp = thp_bytes();
@@ -319,6 +353,6 @@ int main(int argc, char **argv)
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: vm [-r runs] [-w stosb|run|line] [-n] TRACE\n");
+	fprintf(stderr, "usage: vm [-r runs] [-w stosb|run|line] [-a] [-n] TRACE\n");
 	return 2;
 }

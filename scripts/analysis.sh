@@ -41,7 +41,7 @@ small_bench() {
 	# f.: each recorded guest trace replayed, and the decision for KVM's fault
 	for t in "$TOP"/traces/*.trace.gz; do
 		t=$(basename "$t" .trace.gz)
-		for w in stosb run line; do
+		for w in fault-stosb fault-run fault-line alloc-stosb alloc-run alloc-line; do
 			awk -v k="vm-$w-$t" '$2 == k { f = 1 } END { exit !f }' "$b/bench.runs" ||
 				{ echo "bench.runs has no 'vm-$w-$t' line"; return 1; }
 		done

@@ -47,8 +47,11 @@
 #   VM=traces/*.trace.gz   f.: a VM's RAM faulted in on first touch: each
 #                          recorded guest trace (make vm-trace) replayed by
 #                          harness/vm, mainline against the cold routines,
-#                          once per guest write model of VM_WRITES (the
-#                          sections vm-<model>-<name>; empty: not run)
+#                          once per host clear of VM_HOSTS and guest write
+#                          model of VM_WRITES (the sections
+#                          vm-<host>-<model>-<name>; empty: not run)
+#   VM_HOSTS=fault,alloc   f.: the host's clear: folio_zero_user()'s, or
+#                          init_on_alloc's (vm -a)
 #   VM_WRITES=stosb,run,line  f.: how the guest writes a page (vm -w)
 #   UNITS=range,32M        c.: the cold routines' call sizes (touch -u)
 #   COLD_UNIT=32M          c.: the unit the series runs, which the entry is
@@ -129,6 +132,7 @@ regions=${REGIONS-2M,8M,32M,128M,1G}
 mt=${MT-256M}
 vm_list=${VM-$(cd "$TOP" && echo traces/*.trace.gz)}
 vm_writes=${VM_WRITES-stosb,run,line}
+vm_hosts=${VM_HOSTS-fault,alloc}
 units=${UNITS-range,32M}
 cold_unit=${COLD_UNIT-32M}
 base32=${BASE32-1}
@@ -197,7 +201,11 @@ done
 for w in ${vm_writes//,/ }; do
 	[[ " stosb run line " = *" $w "* ]] || die "VM_WRITES: unknown model '$w' (stosb, run, line)"
 done
+for h in ${vm_hosts//,/ }; do
+	[[ " fault alloc " = *" $h "* ]] || die "VM_HOSTS: unknown host clear '$h' (fault, alloc)"
+done
 [ ${#vms[@]} = 0 ] || [ -n "${vm_writes//,/}" ] || die "VM_WRITES is empty"
+[ ${#vms[@]} = 0 ] || [ -n "${vm_hosts//,/}" ] || die "VM_HOSTS is empty"
 if [ -n "${REPORT+x}" ]; then report_page=$(report_check "$REPORT") || exit 1; fi
 command -v python3 >/dev/null || die "python3 is missing (make deps)"
 
@@ -280,7 +288,7 @@ gbps() { awk '/^[0-9.]+$/ { b = $1 } END { if (b != "") printf "%.3f\n", b / 1e9
 meta() {
 	local v cmd=scripts/bench.sh given=() have=() lack=() f flags hv tree
 	[ -z "${MAKELEVEL:-}" ] || cmd="make bench"
-	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT VM VM_WRITES COPY_FOLIOS UNITS \
+	for v in ROUNDS RUNS GAP SIZES SUITE VARIANTS MODES LOOPS HUGETLB HARNESS FOLIOS REGIONS MT VM VM_HOSTS VM_WRITES COPY_FOLIOS UNITS \
 		 COLD_UNIT BASE32 FAULT MARGIN WS POLLUTE_SECS REPORT; do
 		[ -z "${!v+x}" ] || given+=("$v=${!v}")
 	done
@@ -298,7 +306,7 @@ meta() {
 	git -C "$TOP" diff --quiet HEAD 2>/dev/null || tree="$tree, with uncommitted changes"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $cmd${given[*]:+ ${given[*]}}"
-	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt VM=${vm_list// /,} VM_WRITES=$vm_writes COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
+	echo "settings: ROUNDS=$rounds RUNS=$runs GAP=$gap SIZES=$sizes SUITE=$suite_list VARIANTS=$variants MODES=$modes_list LOOPS=$loops HUGETLB=$hugetlb HARNESS=$harness FOLIOS=$folios USES=$uses_list REGIONS=$regions MT=$mt VM=${vm_list// /,} VM_HOSTS=$vm_hosts VM_WRITES=$vm_writes COPY_FOLIOS=$cfolios UNITS=$units COLD_UNIT=$cold_unit BASE32=$base32 FAULT=$fault MARGIN=$margin WS=${wsets:-(default)} POLLUTE_SECS=$psecs POLLUTE_PACE=$ppace"
 	echo "rounds: $rounds"
 	echo "runs: $runs"
 	echo "cold_unit: $cold_unit"
@@ -422,7 +430,7 @@ b_round() {
 # fault-<use>), populate then use for each region (the section region, its
 # size column the region's), touch copy and touch pollute, one round each
 c_round() {
-	local m o u r t n w
+	local m o u r t n w h a
 	if [ -n "$mt" ]; then
 		o=$out/populate-mt.$round.out
 		step "populate -s $mt -r $runs (every CPU at once)"
@@ -432,12 +440,17 @@ c_round() {
 	fi
 	for t in "${vms[@]}"; do
 		n=$(vm_name "$t")
-		for w in ${vm_writes//,/ }; do
-			o=$out/vm-$w-$n.$round.out
-			step "vm -r $runs -w $w $n"
-			bg "$o" "$BUILD/harness/vm" -r "$runs" -w "$w" "$tmp/$n.trace" || die "vm -r $runs -w $w $n failed"
-			# run <KiB> <variant> <clear ns/page> <touch ns/page>
-			awk -v r="$round" -v s="vm-$w-$n" '$1 == "run" { print r, s, $2, $3, $4, $5 }' "$o" >>"$runsf"
+		for h in ${vm_hosts//,/ }; do
+			a=()
+			[ "$h" = alloc ] && a=(-a)
+			for w in ${vm_writes//,/ }; do
+				o=$out/vm-$h-$w-$n.$round.out
+				step "vm -r $runs -w $w ${a[*]} $n"
+				bg "$o" "$BUILD/harness/vm" -r "$runs" -w "$w" "${a[@]}" "$tmp/$n.trace" ||
+					die "vm -r $runs -w $w ${a[*]} $n failed"
+				# run <KiB> <variant> <clear ns/page> <touch ns/page>
+				awk -v r="$round" -v s="vm-$h-$w-$n" '$1 == "run" { print r, s, $2, $3, $4, $5 }' "$o" >>"$runsf"
+			done
 		done
 	done
 	for r in ${regions//,/ }; do

@@ -5,10 +5,11 @@ touched each 4 KiB page of its RAM, seen from the host. harness/vm replays it: t
 2 MiB folio at the first touch of its region (a KVM fault: mainline's folio_zero_user(), or the far
 ranges cold and the faulting neighbourhood cached), then the guest's write of each page it touches,
 in the trace's order, with one of three models of the guest's write (vm -w: stosb, its clear_page()
-of 4 KiB; run, one clear over each run of consecutive pages; line, a load and a store per line).
-The rows "<round> vm-<model>-<name> <KiB> <variant> <clear ns/page> <touch ns/page>" go through
-ntbench's decision rule, per trace and model; the decision for KVM's fault on this part is cold only
-where every trace and model decides the routine cold, cached where every one decides it cached,
+of 4 KiB; run, one clear over each run of consecutive pages; line, a load and a store per line), and
+one of two host clears (fault: folio_zero_user()'s; alloc: init_on_alloc's, vm -a). The rows
+"<round> vm-<host>-<model>-<name> <KiB> <variant> <clear ns/page> <touch ns/page>" go through
+ntbench's decision rule, per trace, host and model; the decision for KVM's fault on this part is
+cold only where every one decides the routine cold, cached where every one decides it cached,
 otherwise undecided (which stays cached).
 """
 import gzip
@@ -29,14 +30,23 @@ MODELS = {"stosb": "the guest's clear_page(): 4 KiB of REP STOSB a page",
           "line": "a load and a store per line (the all use's model, not a guest's)"}
 
 
+HOSTS = {"fault": "folio_zero_user(), the fault's page +- 2 last",
+         "alloc": "init_on_alloc: the allocator's clear_pages() over the folio; cold: over the folio, then the "
+                  "fault's page +- 2 cached"}
+
+
 def sections(runs):
-    """{trace name: [(model, section)]} of the vm-<model>-<name> sections in RUNS."""
+    """{trace name: [(host, model, section)]} of the vm-<host>-<model>-<name> sections in RUNS, in
+    HOSTS' and MODELS' order."""
     out = {}
     for sec in sorted({f[1] for r in runs for f in r.rows if len(f) == 6 and f[1].startswith(PREFIX)}):
-        model, _, name = sec[len(PREFIX):].partition("-")
-        out.setdefault(name, []).append((model, sec))
-    order = list(MODELS)
-    return {n: sorted(v, key=lambda x: order.index(x[0]) if x[0] in order else len(order)) for n, v in out.items()}
+        parts = sec[len(PREFIX):].split("-", 2)
+        if len(parts) == 3:
+            out.setdefault(parts[2], []).append((parts[0], parts[1], sec))
+
+    def rank(x):
+        return (list(HOSTS).index(x[0]) if x[0] in HOSTS else 9, list(MODELS).index(x[1]) if x[1] in MODELS else 9)
+    return {n: sorted(v, key=rank) for n, v in out.items()}
 
 
 def reduce(path):
@@ -124,26 +134,27 @@ def vm_tables(runs, margin, analyse, fmt, mainline):
            "replayed, the host clearing each 2 MiB folio at its region's first touch (clear_pages: mainline's "
            "folio_zero_user(); a routine: its far ranges cold, the faulting page +- 2 cached, last), then the guest "
            "writing each page it touches, in the trace's order, nothing between (which favours mainline); the "
-           "guest's write as each model says (%s); ns per 4 KiB page of the regions touched, median of the "
-           "per-round medians; only the total compares (a cold clear's stores drain during the touch)" % "; ".join(
-               "%s: %s" % kv for kv in MODELS.items())]
+           "guest's write as each model says (%s); the host's clear as each says (%s); ns per 4 KiB page of the "
+           "regions touched, median of the per-round medians; only the total compares (a cold clear's stores "
+           "drain during the touch)" % ("; ".join("%s: %s" % kv for kv in MODELS.items()),
+                                        "; ".join("%s: %s" % kv for kv in HOSTS.items()))]
     verdict = {}
     for name, secs in sorted(traces.items()):
         path = meta.get("vm_trace_" + name, "")
         out.append("trace %s (%s):" % (name, path or "path not recorded"))
         out += summary_lines(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), path)
                              if path else "")
-        out.append("  %-6s %-12s %8s %8s %8s  %-26s %s" % ("write", "variant", "clear", "touch", "total",
-                                                          "total/%s [min-max]" % BASE, "decision"))
-        for model, sec in secs:
+        out.append("  %-6s %-6s %-12s %8s %8s %8s  %-26s %s" % ("host", "write", "variant", "clear", "touch", "total",
+                                                                "total/%s [min-max]" % BASE, "decision"))
+        for host, model, sec in secs:
             mainline.setdefault(sec, BASE)
             decs, meds = analyse(runs, sec, margin)
             for (size, v) in sorted(meds, key=lambda k: (k[1] != BASE, k[1])):
                 m = [statistics.median(x[j] for x in meds[(size, v)].values()) for j in range(3)]
                 d = decs.get(v, {}).get(size)
                 rat = "%s [%s-%s] n=%d" % (fmt(d.med), fmt(d.lo), fmt(d.hi), d.n) if d else ""
-                out.append("  %-6s %-12s %8.1f %8.1f %8.1f  %-26s %s" % (model, v, m[0], m[1], m[2], rat,
-                                                                        d.kind if d else "(mainline)"))
+                out.append("  %-6s %-6s %-12s %8.1f %8.1f %8.1f  %-26s %s" % (
+                    host, model, v, m[0], m[1], m[2], rat, d.kind if d else "(mainline)"))
                 if d and v in ROUTINES:
                     verdict.setdefault(v, []).append(d.kind)
     words = []
@@ -152,7 +163,7 @@ def vm_tables(runs, margin, analyse, fmt, mainline):
         if kinds:
             words.append("%s %s" % (v, "cold" if all(k == "cold" for k in kinds) else
                                     "cached" if all(k == "cached" for k in kinds) else "undecided"))
-    out.append("f. decision for KVM's first-touch fault on %s: %s (cold only where every trace and write model "
-               "decides it cold, cached where every one decides it cached; undecided stays cached)" % (
+    out.append("f. decision for KVM's first-touch fault on %s: %s (cold only where every trace, write model "
+               "and host clear decides it cold, cached where every one decides it cached; undecided stays cached)" % (
                    meta.get("cpu", "this CPU"), ", ".join(words) or "nothing measured"))
     return out + [""]

@@ -388,13 +388,14 @@ class Vm(Base):
     """f. a VM's RAM faulted in on first touch: recorded traces replayed (ntbench_vm)."""
 
     def run_with(self, ratios):
-        """A run with a vm-<model>-<name> section per {(model, name): (clear, touch) of movnti};
-        mainline 300 + 300."""
+        """A run with a vm-<host>-<model>-<name> section per {([host@]model, name): (clear, touch) of
+        movnti} (host fault unless named); mainline 300 + 300."""
         rows = []
         for r in range(5):
             for (model, name), (cl, to) in sorted(ratios.items()):
-                rows += ["%d vm-%s-%s 524288 clear_pages 300.0 300.0" % (r, model, name),
-                         "%d vm-%s-%s 524288 movnti %.1f %.1f" % (r, model, name, cl, to)]
+                host, _, model = model.rpartition("@")
+                rows += ["%d vm-%s-%s-%s 524288 clear_pages 300.0 300.0" % (r, host or "fault", model, name),
+                         "%d vm-%s-%s-%s 524288 movnti %.1f %.1f" % (r, host or "fault", model, name, cl, to)]
         d = write_run(os.path.join(self.d, "vm"), fault=full({"movnti": 0.9}), extra="\n".join(rows) + "\n")
         trace = os.path.join(self.d, "a-1g.trace.gz")
         with gzip.open(trace, "wt") as f:
@@ -420,15 +421,20 @@ class Vm(Base):
                       "percentile 4 KiB, 99th 4 KiB", text)
         dist = ntbench_vm.reduce(os.path.join(self.d, "a-1g.trace.gz"))[3]
         self.assertEqual(dist, [0, 0, 4096, 2052 * 1024])
-        self.assertIn("stosb movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
-        self.assertIn("line movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)
+        self.assertIn("fault stosb movnti 200.0 500.0 700.0 1.17 [1.17-1.17] n=5 cached", text)
+        self.assertIn("fault line movnti 150.0 300.0 450.0 0.75 [0.75-0.75] n=5 cold", text)
         self.assertIn("trace b (path not recorded):", text)
         self.assertIn("f. decision for KVM's first-touch fault on AMD EPYC 9B45: x: movnti undecided", text)
 
     def test_every_one_cold_or_cached(self):
-        cold = self.run_with({("stosb", "a-1g"): (150, 300), ("run", "a-1g"): (100, 400), ("line", "b"): (100, 300)})
+        cold = self.run_with({("stosb", "a-1g"): (150, 300), ("run", "a-1g"): (100, 400), ("line", "b"): (100, 300),
+                              ("alloc@stosb", "a-1g"): (100, 300)})
         self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cold", cold)
-        self.assertLess(cold.index("stosb movnti"), cold.index("run movnti"))     # the models' order
+        # the hosts' order, then the models'
+        self.assertLess(cold.index("fault stosb movnti"), cold.index("fault run movnti"))
+        self.assertLess(cold.index("fault run movnti"), cold.index("alloc stosb movnti"))
+        mixed = self.run_with({("stosb", "a-1g"): (150, 300), ("alloc@stosb", "a-1g"): (300, 400)})
+        self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti undecided", mixed)
         cached = self.run_with({("stosb", "a-1g"): (300, 400), ("line", "a-1g"): (300, 310)})
         self.assertIn("first-touch fault on AMD EPYC 9B45: x: movnti cached", cached)
 
