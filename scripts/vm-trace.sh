@@ -66,7 +66,9 @@ cmd=(qemu-system-x86_64 -accel tcg -cpu "$spec" -smp 2 -m "$mem"
 	-kernel "$kernel" -initrd "$tmp/initrd" -append "console=ttyS0 panic=-1 loglevel=4${VMTRACE_APPEND:+ $VMTRACE_APPEND}")
 echo "+ ${cmd[*]}" >&2
 # QEMU on CPU 0, the poller alone on CPU 1 (where there are two): it polls
-# on time, and a poll's pages, listed in address order, are fewer
+# on time, and a poll's pages, listed in address order, are fewer. The
+# guest's two vCPUs then take turns on CPU 0: their touches interleave as
+# TCG schedules them, never at the same instant.
 pin_q=() pin_p=()
 if [ "$(nproc)" -ge 2 ]; then pin_q=(taskset -c 0) pin_p=(taskset -c 1); fi
 "${pin_p[@]}" "$BUILD/harness/vmtrace" -i "$us" "$ram" >"$tmp/events" &
