@@ -3,7 +3,7 @@
  * vmtrace: when each 4 KiB page of a guest's RAM is first touched, seen from
  * the host.
  *
- *   vmtrace [-i us] [-p pid] FILE
+ *   vmtrace [-i us] FILE
  *
  * FILE is the guest's RAM as QEMU maps it (-object memory-backend-file,
  * share=on, on a tmpfs whose shmem_enabled is never: 4 KiB pages). A page
@@ -17,9 +17,9 @@
  * last poll, in ascending page order within one poll (the order inside an
  * interval is not seen: the trace's resolution is the interval). <us> is the
  * poll's time since the first, and the first poll's pages (what was resident
- * before the guest ran) have <us> 0. It stops when the process -p has gone
- * (after a last poll) or on SIGINT/SIGTERM; a '#' line says how many polls
- * ran and how long the longest gap between two was.
+ * before the guest ran) have <us> 0. It stops on SIGINT or SIGTERM, after a
+ * last poll; a '#' line says how many polls ran and how long the longest gap
+ * between two was.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,7 +55,7 @@ static uint64_t now_us(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vmtrace [-i us] [-p pid] FILE\n");
+	fprintf(stderr, "usage: vmtrace [-i us] FILE\n");
 	return 2;
 }
 
@@ -64,16 +64,15 @@ int main(int argc, char **argv)
 	unsigned char *vec, *seen;
 	unsigned short *count;
 	uint64_t t0, t, last, gap = 0, polls = 0, pages = 0;
-	long interval = 1000, pid = 0;
+	long interval = 1000;
 	size_t n, i;
 	struct stat st;
 	void *map;
 	int fd, c, going = 1;
 
-	while ((c = getopt(argc, argv, "i:p:")) != -1) {
+	while ((c = getopt(argc, argv, "i:")) != -1) {
 		switch (c) {
 		case 'i': interval = atol(optarg); break;
-		case 'p': pid = atol(optarg); break;
 		default: return usage();
 		}
 	}
@@ -105,8 +104,8 @@ int main(int argc, char **argv)
 		printf("# vmtrace: start %ld.%06ld (CLOCK_REALTIME)\n", (long)rt.tv_sec, rt.tv_nsec / 1000);
 	}
 	while (going) {
-		/* one poll after the guest's end or a signal, then stop */
-		if (stop || (pid && kill(pid, 0) && errno == ESRCH))
+		/* one poll after SIGINT or SIGTERM, then stop */
+		if (stop)
 			going = 0;
 		t = now_us();
 		/*
